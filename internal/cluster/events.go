@@ -1,0 +1,102 @@
+package cluster
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// seriesWindow is client-go's events series window: a repeat within it joins
+// the series instead of making a new event.
+const seriesWindow = 6 * 60 // seconds
+
+// EventSource says who reports an event and how repeats are folded.
+type EventSource struct {
+	Component string
+	// Series folds repeats as client-go's events.k8s.io recorder does (the
+	// first note is kept, whatever the later ones say); otherwise repeats fold
+	// only when the message is identical, as the legacy recorder does.
+	Series bool
+}
+
+// Regarding builds the reference an event points at.
+func Regarding(kind, apiVersion string, m metav1.Object) corev1.ObjectReference {
+	return corev1.ObjectReference{
+		Kind:            kind,
+		APIVersion:      apiVersion,
+		Namespace:       m.GetNamespace(),
+		Name:            m.GetName(),
+		UID:             m.GetUID(),
+		ResourceVersion: m.GetResourceVersion(),
+	}
+}
+
+// Record appends an event at the current virtual time, folding repeats.
+func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventType, reason, message string) *corev1.Event {
+	now := metav1.NewTime(s.Now)
+	for i := len(s.Events) - 1; i >= 0; i-- {
+		e := s.Events[i]
+		if e.Source.Component != src.Component || e.Reason != reason || e.Type != eventType ||
+			e.InvolvedObject.Kind != regarding.Kind || e.InvolvedObject.Namespace != regarding.Namespace ||
+			e.InvolvedObject.Name != regarding.Name || e.InvolvedObject.UID != regarding.UID {
+			continue
+		}
+		if !src.Series && e.Message != message {
+			continue
+		}
+		if src.Series && s.Now.Sub(e.LastTimestamp.Time).Seconds() > seriesWindow {
+			break
+		}
+		e.Count++
+		e.LastTimestamp = now
+		if src.Series {
+			if e.Series == nil {
+				e.Series = &corev1.EventSeries{}
+			}
+			e.Series.Count = e.Count
+			e.Series.LastObservedTime = metav1.NewMicroTime(s.Now)
+		}
+		return e
+	}
+	e := &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              fmt.Sprintf("%s.%x", regarding.Name, s.Now.UnixNano()+s.ResourceVersion+1),
+			Namespace:         eventNamespace(regarding),
+			CreationTimestamp: now,
+			ResourceVersion:   s.Bump(),
+		},
+		InvolvedObject:      regarding,
+		Reason:              reason,
+		Message:             message,
+		Source:              corev1.EventSource{Component: src.Component},
+		FirstTimestamp:      now,
+		LastTimestamp:       now,
+		Count:               1,
+		Type:                eventType,
+		ReportingController: src.Component,
+	}
+	if src.Series {
+		e.EventTime = metav1.NewMicroTime(s.Now)
+	}
+	s.Events = append(s.Events, e)
+	return e
+}
+
+func eventNamespace(ref corev1.ObjectReference) string {
+	if ref.Namespace == "" {
+		return "default"
+	}
+	return ref.Namespace
+}
+
+// EventsFor returns the events about one object, oldest first.
+func (s *State) EventsFor(kind, namespace, name string) []*corev1.Event {
+	var out []*corev1.Event
+	for _, e := range s.Events {
+		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Namespace == namespace && e.InvolvedObject.Name == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,262 @@
+// Package cluster holds the simulated cluster: typed Kubernetes objects, the
+// virtual clock, the seeded random source and the event log. Controllers read
+// and write it; views only read it. It is the single thing that is persisted.
+package cluster
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+)
+
+// FormatVersion is bumped whenever the persisted layout changes incompatibly.
+const FormatVersion = 1
+
+// DefaultKubernetesVersion is used when neither a ClusterConfig nor
+// --kubernetes-version names one. It mirrors eksctl's default.
+const DefaultKubernetesVersion = "1.34"
+
+// Epoch is virtual time zero. Every timestamp berth writes is Epoch plus the
+// virtual time that has passed, so output never depends on the wall clock.
+var Epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// Info describes the cluster as a whole: what a ClusterConfig's metadata and
+// top-level fields say.
+type Info struct {
+	Name              string   `json:"name,omitempty"`
+	Region            string   `json:"region,omitempty"`
+	KubernetesVersion string   `json:"kubernetesVersion"`
+	Zones             []string `json:"zones,omitempty"`
+	VPCCIDR           string   `json:"vpcCIDR,omitempty"`
+}
+
+// NodeGroup is a node group from an eksctl ClusterConfig, normalised: taint
+// effects in Kubernetes spelling, scaling defaults applied.
+type NodeGroup struct {
+	Name           string            `json:"name"`
+	Managed        bool              `json:"managed"`
+	InstanceTypes  []string          `json:"instanceTypes"`
+	DesiredSize    int               `json:"desiredSize"`
+	MinSize        int               `json:"minSize"`
+	MaxSize        int               `json:"maxSize"`
+	Labels         map[string]string `json:"labels,omitempty"`
+	Taints         []corev1.Taint    `json:"taints,omitempty"`
+	Zones          []string          `json:"zones,omitempty"`
+	Spot           bool              `json:"spot,omitempty"`
+	AMIFamily      string            `json:"amiFamily,omitempty"`
+	MaxPodsPerNode int               `json:"maxPodsPerNode,omitempty"`
+	// Source names the file and document the group came from, for errors.
+	Source string `json:"source,omitempty"`
+}
+
+// State is the whole simulated cluster. Object maps are keyed by Key (for
+// namespaced kinds "namespace/name", for cluster-scoped kinds "name").
+type State struct {
+	FormatVersion int   `json:"formatVersion"`
+	Info          Info  `json:"info"`
+	Seed          int64 `json:"seed"`
+	// Now is the virtual clock.
+	Now  time.Time `json:"now"`
+	Rand Rand      `json:"rand"`
+	// ResourceVersion counts every write; objects carry it as metadata.resourceVersion.
+	ResourceVersion int64 `json:"resourceVersion"`
+	// SchedulingGeneration counts writes that may help pending pods (NoteChange).
+	SchedulingGeneration int64 `json:"schedulingGeneration"`
+
+	NodeGroups []NodeGroup `json:"nodeGroups,omitempty"`
+
+	Namespaces      map[string]*corev1.Namespace           `json:"namespaces,omitempty"`
+	Nodes           map[string]*corev1.Node                `json:"nodes,omitempty"`
+	Pods            map[string]*corev1.Pod                 `json:"pods,omitempty"`
+	Services        map[string]*corev1.Service             `json:"services,omitempty"`
+	ServiceAccounts map[string]*corev1.ServiceAccount      `json:"serviceAccounts,omitempty"`
+	ConfigMaps      map[string]*corev1.ConfigMap           `json:"configMaps,omitempty"`
+	Secrets         map[string]*corev1.Secret              `json:"secrets,omitempty"`
+	PriorityClasses map[string]*schedulingv1.PriorityClass `json:"priorityClasses,omitempty"`
+	Deployments     map[string]*appsv1.Deployment          `json:"deployments,omitempty"`
+	ReplicaSets     map[string]*appsv1.ReplicaSet          `json:"replicaSets,omitempty"`
+	Events          []*corev1.Event                        `json:"events,omitempty"`
+	Timers          []Timer                                `json:"timers,omitempty"`
+	Scheduler       SchedulerState                         `json:"scheduler"`
+}
+
+// SchedulerState is what kube-scheduler keeps between cycles and that changes
+// observable results: where the next node search starts, and per-pod queue data.
+type SchedulerState struct {
+	NextStartNodeIndex int `json:"nextStartNodeIndex"`
+	// Queue holds scheduling-queue bookkeeping for pending pods, keyed by pod Key.
+	Queue map[string]*QueuedPod `json:"queue,omitempty"`
+	// NodeOrder is the cache's insertion order of nodes (the node tree is
+	// built from it); names of deleted nodes are removed.
+	NodeOrder []string `json:"nodeOrder,omitempty"`
+}
+
+// QueuedPod is the scheduling queue's memory of one pending pod.
+type QueuedPod struct {
+	// Timestamp is when the pod was (re)added to the active queue.
+	Timestamp time.Time `json:"timestamp"`
+	// Attempts counts failed scheduling attempts (drives backoff).
+	Attempts int `json:"attempts"`
+	// Unschedulable is true while the pod waits for a cluster change.
+	Unschedulable bool `json:"unschedulable"`
+	// BackoffUntil is when the pod may be tried again.
+	BackoffUntil time.Time `json:"backoffUntil"`
+	// ParkedAt is when the pod entered the unschedulable pool.
+	ParkedAt time.Time `json:"parkedAt"`
+	// Generation is the state's SchedulingGeneration at the last attempt; a
+	// later change may make the pod schedulable.
+	Generation int64 `json:"generation"`
+}
+
+// Timer is a future moment at which some controller has work.
+type Timer struct {
+	At     time.Time `json:"at"`
+	Owner  string    `json:"owner"`
+	Object string    `json:"object,omitempty"`
+	// Settling timers keep `apply` running forward; periodic ones (such as the
+	// scheduler's five-minute flush) only fire under `advance`.
+	Settling bool `json:"settling"`
+}
+
+// New returns an empty cluster at virtual time zero.
+func New(kubernetesVersion string, seed int64) *State {
+	if kubernetesVersion == "" {
+		kubernetesVersion = DefaultKubernetesVersion
+	}
+	s := &State{
+		FormatVersion: FormatVersion,
+		Info:          Info{KubernetesVersion: kubernetesVersion},
+		Seed:          seed,
+		Now:           Epoch,
+		Rand:          NewRand(seed),
+	}
+	s.init()
+	return s
+}
+
+func (s *State) init() {
+	if s.Namespaces == nil {
+		s.Namespaces = map[string]*corev1.Namespace{}
+	}
+	if s.Nodes == nil {
+		s.Nodes = map[string]*corev1.Node{}
+	}
+	if s.Pods == nil {
+		s.Pods = map[string]*corev1.Pod{}
+	}
+	if s.Services == nil {
+		s.Services = map[string]*corev1.Service{}
+	}
+	if s.ServiceAccounts == nil {
+		s.ServiceAccounts = map[string]*corev1.ServiceAccount{}
+	}
+	if s.ConfigMaps == nil {
+		s.ConfigMaps = map[string]*corev1.ConfigMap{}
+	}
+	if s.Secrets == nil {
+		s.Secrets = map[string]*corev1.Secret{}
+	}
+	if s.PriorityClasses == nil {
+		s.PriorityClasses = map[string]*schedulingv1.PriorityClass{}
+	}
+	if s.Deployments == nil {
+		s.Deployments = map[string]*appsv1.Deployment{}
+	}
+	if s.ReplicaSets == nil {
+		s.ReplicaSets = map[string]*appsv1.ReplicaSet{}
+	}
+	if s.Scheduler.Queue == nil {
+		s.Scheduler.Queue = map[string]*QueuedPod{}
+	}
+}
+
+// Key is the map key of an object: "namespace/name", or "name" when cluster-scoped.
+func Key(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+// Bump records a write and returns the new resource version as a string for
+// metadata.resourceVersion.
+func (s *State) Bump() string {
+	s.ResourceVersion++
+	return fmt.Sprint(s.ResourceVersion)
+}
+
+// Since is the virtual time elapsed since t.
+func (s *State) Since(t time.Time) time.Duration { return s.Now.Sub(t) }
+
+// AddTimer schedules future work for owner. Duplicate timers are harmless.
+func (s *State) AddTimer(t Timer) { s.Timers = append(s.Timers, t) }
+
+// NextTimer returns the earliest timer after Now, considering only settling
+// timers when settlingOnly is set.
+func (s *State) NextTimer(settlingOnly bool) (time.Time, bool) {
+	var best time.Time
+	found := false
+	for _, t := range s.Timers {
+		if settlingOnly && !t.Settling {
+			continue
+		}
+		if !found || t.At.Before(best) {
+			best, found = t.At, true
+		}
+	}
+	return best, found
+}
+
+// DropTimersUpTo removes every timer due at or before t.
+func (s *State) DropTimersUpTo(t time.Time) {
+	kept := s.Timers[:0]
+	for _, tm := range s.Timers {
+		if tm.At.After(t) {
+			kept = append(kept, tm)
+		}
+	}
+	s.Timers = kept
+}
+
+// SortedKeys returns the keys of any object map in sorted order; iteration
+// over state maps must go through it so that output never depends on map order.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// PodsOnNode returns the non-terminal pods bound to node, sorted by key.
+func (s *State) PodsOnNode(node string) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, k := range SortedKeys(s.Pods) {
+		p := s.Pods[k]
+		if p.Spec.NodeName == node && !IsTerminal(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// IsTerminal reports whether a pod has finished (Succeeded or Failed).
+func IsTerminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// NoteChange records a write that may make a pending pod schedulable (a node
+// added or changed, a pod bound or removed); the scheduler retries
+// unschedulable pods whose last attempt predates it.
+func (s *State) NoteChange() { s.SchedulingGeneration++ }
+
+// NewUID returns a deterministic RFC 4122-shaped UID from the seeded source.
+func (s *State) NewUID() string {
+	a, b := s.Rand.Uint64(), s.Rand.Uint64()
+	return fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", uint32(a>>32), uint16(a>>16), uint16(a)&0xfff, (uint16(b>>48)&0x3fff)|0x8000, b&0xffffffffffff)
+}
