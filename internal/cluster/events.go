@@ -32,22 +32,58 @@ func Regarding(kind, apiVersion string, m metav1.Object) corev1.ObjectReference 
 	}
 }
 
+// eventIndex maps an event's identity (without and with its message) to the
+// newest event with that identity, which is the one Record folds into.
+type eventIndex struct {
+	// events is len(Events) when the index was last in step with it.
+	events    int
+	first     *corev1.Event
+	byObject  map[string]*corev1.Event
+	byMessage map[string]*corev1.Event
+}
+
+func eventKey(component, reason, eventType string, ref *corev1.ObjectReference) string {
+	return component + "\x00" + reason + "\x00" + eventType + "\x00" + ref.Kind + "\x00" + ref.Namespace + "\x00" + ref.Name + "\x00" + string(ref.UID)
+}
+
+func (x *eventIndex) add(e *corev1.Event) {
+	k := eventKey(e.Source.Component, e.Reason, e.Type, &e.InvolvedObject)
+	x.byObject[k] = e
+	x.byMessage[k+"\x00"+e.Message] = e
+}
+
+// index returns the event index, rebuilding it if Events was changed other
+// than through Record (loaded from disk, trimmed, appended to directly).
+func (s *State) index() *eventIndex {
+	x := &s.eventIndex
+	var first *corev1.Event
+	if len(s.Events) > 0 {
+		first = s.Events[0]
+	}
+	if x.byObject == nil || x.events != len(s.Events) || x.first != first {
+		*x = eventIndex{events: len(s.Events), first: first, byObject: map[string]*corev1.Event{}, byMessage: map[string]*corev1.Event{}}
+		for _, e := range s.Events {
+			x.add(e)
+		}
+	}
+	return x
+}
+
 // Record appends an event at the current virtual time, folding repeats.
 func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventType, reason, message string) *corev1.Event {
 	now := metav1.NewTime(s.Now)
-	for i := len(s.Events) - 1; i >= 0; i-- {
-		e := s.Events[i]
-		if e.Source.Component != src.Component || e.Reason != reason || e.Type != eventType ||
-			e.InvolvedObject.Kind != regarding.Kind || e.InvolvedObject.Namespace != regarding.Namespace ||
-			e.InvolvedObject.Name != regarding.Name || e.InvolvedObject.UID != regarding.UID {
-			continue
+	x := s.index()
+	k := eventKey(src.Component, reason, eventType, &regarding)
+	var e *corev1.Event
+	if src.Series {
+		e = x.byObject[k]
+		if e != nil && s.Now.Sub(e.LastTimestamp.Time).Seconds() > seriesWindow {
+			e = nil
 		}
-		if !src.Series && e.Message != message {
-			continue
-		}
-		if src.Series && s.Now.Sub(e.LastTimestamp.Time).Seconds() > seriesWindow {
-			break
-		}
+	} else {
+		e = x.byMessage[k+"\x00"+message]
+	}
+	if e != nil {
 		e.Count++
 		e.LastTimestamp = now
 		if src.Series {
@@ -59,7 +95,7 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 		}
 		return e
 	}
-	e := &corev1.Event{
+	e = &corev1.Event{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:              fmt.Sprintf("%s.%x", regarding.Name, s.Now.UnixNano()+s.ResourceVersion+1),
 			Namespace:         eventNamespace(regarding),
@@ -80,6 +116,8 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 		e.EventTime = metav1.NewMicroTime(s.Now)
 	}
 	s.Events = append(s.Events, e)
+	x.add(e)
+	x.events, x.first = len(s.Events), s.Events[0]
 	return e
 }
 

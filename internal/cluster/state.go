@@ -82,6 +82,10 @@ type State struct {
 	Events          []*corev1.Event                        `json:"events,omitempty"`
 	Timers          []Timer                                `json:"timers,omitempty"`
 	Scheduler       SchedulerState                         `json:"scheduler"`
+
+	// eventIndex speeds up Record's search for the event to fold into; it is
+	// derived from Events and rebuilt whenever Events changed behind its back.
+	eventIndex eventIndex
 }
 
 // SchedulerState is what kube-scheduler keeps between cycles and that changes

@@ -1,0 +1,428 @@
+package admission
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// InitialNamespaces exist from the start in every cluster.
+var InitialNamespaces = []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic, corev1.NamespaceNodeLease}
+
+// Bootstrap creates what a fresh API server and its controllers create: the
+// initial namespaces with their `default` service accounts, the built-in
+// priority classes and the `kubernetes` service.
+func Bootstrap(s *cluster.State) error {
+	for _, name := range InitialNamespaces {
+		if _, ok := s.Namespaces[name]; ok {
+			continue
+		}
+		if err := CreateNamespace(s, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{SystemClusterCritical, SystemNodeCritical} {
+		if _, ok := s.PriorityClasses[name]; ok {
+			continue
+		}
+		pc := builtinPriorityClass(name, builtinPriorityClasses[name])
+		if err := Create(s, pc); err != nil {
+			return err
+		}
+	}
+	if _, ok := s.Services[cluster.Key(metav1.NamespaceDefault, "kubernetes")]; !ok {
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: metav1.NamespaceDefault,
+				Labels: map[string]string{"component": "apiserver", "provider": "kubernetes"}},
+			Spec: corev1.ServiceSpec{
+				ClusterIP: serviceCIDR(s).Addr().Next().String(),
+				Ports:     []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intOrString(443)}},
+			},
+		}
+		if err := Create(s, svc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resourceName is the plural resource (with group) used in API error messages.
+func resourceName(obj runtime.Object) string {
+	switch obj.(type) {
+	case *corev1.Pod:
+		return "pods"
+	case *corev1.Namespace:
+		return "namespaces"
+	case *corev1.Service:
+		return "services"
+	case *corev1.ServiceAccount:
+		return "serviceaccounts"
+	case *corev1.ConfigMap:
+		return "configmaps"
+	case *corev1.Secret:
+		return "secrets"
+	case *corev1.Node:
+		return "nodes"
+	case *schedulingv1.PriorityClass:
+		return "priorityclasses.scheduling.k8s.io"
+	case *appsv1.Deployment:
+		return "deployments.apps"
+	case *appsv1.ReplicaSet:
+		return "replicasets.apps"
+	}
+	return fmt.Sprintf("%T", obj)
+}
+
+// typeMeta is the kind and apiVersion stored objects carry.
+func typeMeta(obj runtime.Object) metav1.TypeMeta {
+	switch obj.(type) {
+	case *appsv1.Deployment:
+		return metav1.TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"}
+	case *appsv1.ReplicaSet:
+		return metav1.TypeMeta{Kind: "ReplicaSet", APIVersion: "apps/v1"}
+	case *schedulingv1.PriorityClass:
+		return metav1.TypeMeta{Kind: "PriorityClass", APIVersion: "scheduling.k8s.io/v1"}
+	}
+	kind := strings.TrimPrefix(fmt.Sprintf("%T", obj), "*v1.")
+	return metav1.TypeMeta{Kind: kind, APIVersion: "v1"}
+}
+
+func namespaced(obj runtime.Object) bool {
+	switch obj.(type) {
+	case *corev1.Namespace, *corev1.Node, *schedulingv1.PriorityClass:
+		return false
+	}
+	return true
+}
+
+// NotFound is the API server's not-found message: `namespaces "x" not found`.
+func NotFound(resource, name string) error { return fmt.Errorf("%s %q not found", resource, name) }
+
+// CreatePod creates a pod as the API server does: namespace check, defaults,
+// the admission plugins, then generated name, uid, resourceVersion,
+// creationTimestamp and phase Pending. Creating a pod wakes the scheduler.
+func CreatePod(s *cluster.State, pod *corev1.Pod) error { return Create(s, pod) }
+
+// CreateNamespace creates a namespace and, as the service-account controller
+// does, its `default` ServiceAccount.
+func CreateNamespace(s *cluster.State, ns *corev1.Namespace) error { return Create(s, ns) }
+
+// Create stores a new object of any kind the simulator keeps. The object is
+// taken over by the state (callers pass a copy if they keep theirs).
+func Create(s *cluster.State, obj runtime.Object) error {
+	m, err := metaOf(obj)
+	if err != nil {
+		return err
+	}
+	resource := resourceName(obj)
+	if namespaced(obj) {
+		if m.GetNamespace() == "" {
+			m.SetNamespace(metav1.NamespaceDefault)
+		}
+		if _, ok := s.Namespaces[m.GetNamespace()]; !ok {
+			return NotFound("namespaces", m.GetNamespace())
+		}
+	} else {
+		m.SetNamespace("")
+	}
+	if m.GetName() == "" && m.GetGenerateName() == "" {
+		return fmt.Errorf("%s %q is invalid: metadata.name: Required value: name or generateName is required", typeMeta(obj).Kind, "")
+	}
+	if pod, ok := obj.(*corev1.Pod); ok {
+		DefaultPod(pod)
+		if err := admitPod(s, pod); err != nil {
+			return err
+		}
+	} else {
+		applyDefaults(obj)
+	}
+	if m.GetName() == "" {
+		// The registry retries name generation on a collision.
+		for {
+			name := s.GenerateName(m.GetGenerateName())
+			if !exists(s, obj, cluster.Key(m.GetNamespace(), name)) {
+				m.SetName(name)
+				break
+			}
+		}
+	} else if exists(s, obj, cluster.Key(m.GetNamespace(), m.GetName())) {
+		return fmt.Errorf("%s %q already exists", resource, m.GetName())
+	}
+	m.SetUID(typesUID(s.NewUID()))
+	m.SetCreationTimestamp(metav1.NewTime(s.Now))
+	m.SetResourceVersion(s.Bump())
+	setTypeMeta(obj)
+	key := cluster.Key(m.GetNamespace(), m.GetName())
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOSClass(o)}
+		s.Pods[key] = o
+		s.NoteChange()
+	case *corev1.Namespace:
+		s.Namespaces[key] = o
+		if err := Create(s, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: o.Name}}); err != nil {
+			return err
+		}
+	case *corev1.Service:
+		allocateClusterIP(s, o)
+		s.Services[key] = o
+	case *corev1.ServiceAccount:
+		s.ServiceAccounts[key] = o
+	case *corev1.ConfigMap:
+		s.ConfigMaps[key] = o
+	case *corev1.Secret:
+		s.Secrets[key] = o
+	case *corev1.Node:
+		s.Nodes[key] = o
+		s.NoteChange()
+	case *schedulingv1.PriorityClass:
+		s.PriorityClasses[key] = o
+	case *appsv1.Deployment:
+		o.Generation = 1
+		s.Deployments[key] = o
+	case *appsv1.ReplicaSet:
+		o.Generation = 1
+		s.ReplicaSets[key] = o
+	default:
+		return fmt.Errorf("berth does not store objects of type %T", obj)
+	}
+	return nil
+}
+
+// Update replaces the stored object with obj (the full desired object, as
+// after kubectl's merge). Server-owned fields — uid, creationTimestamp,
+// generation, status — are kept from the stored object; a spec change bumps
+// metadata.generation. It reports whether anything changed; an unchanged
+// object keeps its resourceVersion.
+func Update(s *cluster.State, obj runtime.Object) (bool, error) {
+	m, err := metaOf(obj)
+	if err != nil {
+		return false, err
+	}
+	if namespaced(obj) && m.GetNamespace() == "" {
+		m.SetNamespace(metav1.NamespaceDefault)
+	}
+	key := cluster.Key(m.GetNamespace(), m.GetName())
+	old := lookup(s, obj, key)
+	if old == nil {
+		return false, NotFound(resourceName(obj), m.GetName())
+	}
+	om, _ := metaOf(old)
+	if pod, ok := obj.(*corev1.Pod); ok {
+		DefaultPod(pod)
+		AddDefaultTolerations(pod)
+	} else {
+		applyDefaults(obj)
+	}
+	m.SetUID(om.GetUID())
+	m.SetCreationTimestamp(om.GetCreationTimestamp())
+	m.SetGeneration(om.GetGeneration())
+	m.SetResourceVersion(om.GetResourceVersion())
+	setTypeMeta(obj)
+	specChanged := false
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		op := old.(*corev1.Pod)
+		o.Status = op.Status
+		if o.Spec.NodeName == "" {
+			o.Spec.NodeName = op.Spec.NodeName
+		}
+	case *corev1.Namespace:
+		o.Status = old.(*corev1.Namespace).Status
+	case *corev1.Service:
+		op := old.(*corev1.Service)
+		if o.Spec.ClusterIP == "" {
+			o.Spec.ClusterIP, o.Spec.ClusterIPs = op.Spec.ClusterIP, op.Spec.ClusterIPs
+		}
+		if o.Spec.IPFamilies == nil {
+			o.Spec.IPFamilies, o.Spec.IPFamilyPolicy = op.Spec.IPFamilies, op.Spec.IPFamilyPolicy
+		}
+		o.Status = op.Status
+	case *corev1.Node:
+		o.Status = old.(*corev1.Node).Status
+	case *appsv1.Deployment:
+		od := old.(*appsv1.Deployment)
+		o.Status = od.Status
+		specChanged = !apiequality.Semantic.DeepEqual(o.Spec, od.Spec)
+	case *appsv1.ReplicaSet:
+		or := old.(*appsv1.ReplicaSet)
+		o.Status = or.Status
+		specChanged = !apiequality.Semantic.DeepEqual(o.Spec, or.Spec)
+	}
+	if specChanged {
+		m.SetGeneration(om.GetGeneration() + 1)
+	}
+	if apiequality.Semantic.DeepEqual(obj, old) {
+		return false, nil
+	}
+	m.SetResourceVersion(s.Bump())
+	store(s, obj, key)
+	switch obj.(type) {
+	case *corev1.Pod, *corev1.Node:
+		s.NoteChange()
+	}
+	return true, nil
+}
+
+func applyDefaults(obj runtime.Object) {
+	switch o := obj.(type) {
+	case *corev1.Namespace:
+		DefaultNamespace(o)
+	case *corev1.Service:
+		DefaultService(o)
+	case *appsv1.Deployment:
+		DefaultDeployment(o)
+	case *appsv1.ReplicaSet:
+		DefaultReplicaSet(o)
+	case *schedulingv1.PriorityClass:
+		if o.PreemptionPolicy == nil {
+			o.PreemptionPolicy = ptrTo(corev1.PreemptLowerPriority)
+		}
+	case *corev1.Secret:
+		if o.Type == "" {
+			o.Type = corev1.SecretTypeOpaque
+		}
+	}
+}
+
+func metaOf(obj runtime.Object) (metav1.Object, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok || obj == nil {
+		return nil, fmt.Errorf("berth does not store objects of type %T", obj)
+	}
+	return m, nil
+}
+
+func setTypeMeta(obj runtime.Object) {
+	tm := typeMeta(obj)
+	obj.GetObjectKind().SetGroupVersionKind(tm.GroupVersionKind())
+}
+
+func exists(s *cluster.State, obj runtime.Object, key string) bool { return lookup(s, obj, key) != nil }
+
+// lookup returns the stored object of obj's kind under key, or nil.
+func lookup(s *cluster.State, obj runtime.Object, key string) runtime.Object {
+	switch obj.(type) {
+	case *corev1.Pod:
+		if o, ok := s.Pods[key]; ok {
+			return o
+		}
+	case *corev1.Namespace:
+		if o, ok := s.Namespaces[key]; ok {
+			return o
+		}
+	case *corev1.Service:
+		if o, ok := s.Services[key]; ok {
+			return o
+		}
+	case *corev1.ServiceAccount:
+		if o, ok := s.ServiceAccounts[key]; ok {
+			return o
+		}
+	case *corev1.ConfigMap:
+		if o, ok := s.ConfigMaps[key]; ok {
+			return o
+		}
+	case *corev1.Secret:
+		if o, ok := s.Secrets[key]; ok {
+			return o
+		}
+	case *corev1.Node:
+		if o, ok := s.Nodes[key]; ok {
+			return o
+		}
+	case *schedulingv1.PriorityClass:
+		if o, ok := s.PriorityClasses[key]; ok {
+			return o
+		}
+	case *appsv1.Deployment:
+		if o, ok := s.Deployments[key]; ok {
+			return o
+		}
+	case *appsv1.ReplicaSet:
+		if o, ok := s.ReplicaSets[key]; ok {
+			return o
+		}
+	}
+	return nil
+}
+
+func store(s *cluster.State, obj runtime.Object, key string) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		s.Pods[key] = o
+	case *corev1.Namespace:
+		s.Namespaces[key] = o
+	case *corev1.Service:
+		s.Services[key] = o
+	case *corev1.ServiceAccount:
+		s.ServiceAccounts[key] = o
+	case *corev1.ConfigMap:
+		s.ConfigMaps[key] = o
+	case *corev1.Secret:
+		s.Secrets[key] = o
+	case *corev1.Node:
+		s.Nodes[key] = o
+	case *schedulingv1.PriorityClass:
+		s.PriorityClasses[key] = o
+	case *appsv1.Deployment:
+		s.Deployments[key] = o
+	case *appsv1.ReplicaSet:
+		s.ReplicaSets[key] = o
+	}
+}
+
+// serviceCIDR is the cluster's service range. EKS picks 172.20.0.0/16 when
+// the VPC is inside 10.0.0.0/8 and 10.100.0.0/16 otherwise.
+func serviceCIDR(s *cluster.State) netip.Prefix {
+	if strings.HasPrefix(s.Info.VPCCIDR, "10.") {
+		return netip.MustParsePrefix("172.20.0.0/16")
+	}
+	return netip.MustParsePrefix("10.100.0.0/16")
+}
+
+// allocateClusterIP gives a ClusterIP service a free address drawn from the
+// seeded source, as the API server's random allocator does.
+func allocateClusterIP(s *cluster.State, svc *corev1.Service) {
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return
+	}
+	if svc.Spec.ClusterIP == "" {
+		used := map[string]bool{}
+		for _, k := range cluster.SortedKeys(s.Services) {
+			used[s.Services[k].Spec.ClusterIP] = true
+		}
+		base := serviceCIDR(s).Addr().As4()
+		for {
+			n := 2 + s.Rand.Intn(65533)
+			ip := netip.AddrFrom4([4]byte{base[0], base[1], byte(n >> 8), byte(n)}).String()
+			if !used[ip] {
+				svc.Spec.ClusterIP = ip
+				break
+			}
+		}
+	}
+	if svc.Spec.ClusterIP != corev1.ClusterIPNone && len(svc.Spec.ClusterIPs) == 0 {
+		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
+	}
+	if len(svc.Spec.IPFamilies) == 0 {
+		svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+	}
+	if svc.Spec.IPFamilyPolicy == nil {
+		svc.Spec.IPFamilyPolicy = ptrTo(corev1.IPFamilyPolicySingleStack)
+	}
+}
+
+func typesUID(s string) types.UID { return types.UID(s) }
+
+func intOrString(port int32) intstr.IntOrString { return intstr.FromInt32(port) }

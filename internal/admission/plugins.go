@@ -1,0 +1,260 @@
+package admission
+
+import (
+	"fmt"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/interpodaffinity"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Built-in priority classes the API server creates at start-up
+// (pkg/apis/scheduling: SystemClusterCritical, SystemNodeCritical).
+const (
+	SystemClusterCritical      = "system-cluster-critical"
+	SystemNodeCritical         = "system-node-critical"
+	SystemCriticalPriority     = int32(2000000000)
+	SystemNodeCriticalPriority = SystemCriticalPriority + 1000
+)
+
+// DefaultTolerationSeconds is the default of kube-apiserver's
+// --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds.
+const DefaultTolerationSeconds int64 = 300
+
+// PodMutator is an extra mutating step run after the built-in plugins, in
+// the place of mutating admission webhooks (the EKS Fargate webhook).
+type PodMutator func(s *cluster.State, pod *corev1.Pod) error
+
+// PodMutators run in order on every pod create, after the built-in plugins.
+// The CLI wiring appends to it; it is empty by default.
+var PodMutators []PodMutator
+
+// forbidden is the API server's admission rejection: `pods "x" is forbidden: ...`.
+// Name generation has not happened yet at admission time, so a pod with only
+// generateName is named by its generateName prefix, as upstream does.
+func forbidden(resource string, m metav1.Object, err error) error {
+	name := m.GetName()
+	if name == "" {
+		name = m.GetGenerateName()
+	}
+	if name == "" {
+		name = "Unknown"
+	}
+	return fmt.Errorf("%s %q is forbidden: %v", resource, name, err)
+}
+
+// admitPod runs the pod admission plugins in kube-apiserver's order.
+func admitPod(s *cluster.State, pod *corev1.Pod) error {
+	if err := admitServiceAccount(s, pod); err != nil {
+		return err
+	}
+	if err := admitPriority(s, pod); err != nil {
+		return err
+	}
+	AddDefaultTolerations(pod)
+	interpodaffinity.ApplyMatchLabelKeys(pod)
+	for _, m := range PodMutators {
+		if err := m(s, pod); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serviceAccountTokenPath is where the ServiceAccount plugin mounts the token volume.
+const serviceAccountTokenPath = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+// admitServiceAccount is the ServiceAccount plugin: default the account, refuse
+// a pod whose account does not exist, and mount the projected token volume.
+func admitServiceAccount(s *cluster.State, pod *corev1.Pod) error {
+	if pod.Spec.ServiceAccountName == "" {
+		pod.Spec.ServiceAccountName = "default"
+	}
+	sa, ok := s.ServiceAccounts[cluster.Key(pod.Namespace, pod.Spec.ServiceAccountName)]
+	if !ok {
+		return forbidden("pods", pod, fmt.Errorf("error looking up service account %s/%s: serviceaccount %q not found",
+			pod.Namespace, pod.Spec.ServiceAccountName, pod.Spec.ServiceAccountName))
+	}
+	if pod.Spec.AutomountServiceAccountToken != nil && !*pod.Spec.AutomountServiceAccountToken {
+		return nil
+	}
+	if pod.Spec.AutomountServiceAccountToken == nil && sa.AutomountServiceAccountToken != nil && !*sa.AutomountServiceAccountToken {
+		return nil
+	}
+	for _, c := range pod.Spec.Containers {
+		for _, m := range c.VolumeMounts {
+			if m.MountPath == serviceAccountTokenPath {
+				return nil
+			}
+		}
+	}
+	name := s.GenerateName("kube-api-access-")
+	pod.Spec.Volumes = append(pod.Spec.Volumes, tokenVolume(name))
+	mount := corev1.VolumeMount{Name: name, ReadOnly: true, MountPath: serviceAccountTokenPath}
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			list[i].VolumeMounts = append(list[i].VolumeMounts, mount)
+		}
+	}
+	return nil
+}
+
+func tokenVolume(name string) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		DefaultMode: ptrTo(defaultVolumeMode),
+		Sources: []corev1.VolumeProjection{
+			{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{ExpirationSeconds: ptrTo(int64(3607)), Path: "token"}},
+			{ConfigMap: &corev1.ConfigMapProjection{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "kube-root-ca.crt"},
+				Items:                []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}},
+			}},
+			{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{
+				Path:     "namespace",
+				FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"},
+			}}}},
+		},
+	}}}
+}
+
+// builtinPriorityClasses always exist, whether or not Bootstrap stored them.
+var builtinPriorityClasses = map[string]int32{
+	SystemClusterCritical: SystemCriticalPriority,
+	SystemNodeCritical:    SystemNodeCriticalPriority,
+}
+
+// LookupPriorityClass finds a class by name, falling back to the built-ins.
+func LookupPriorityClass(s *cluster.State, name string) (*schedulingv1.PriorityClass, bool) {
+	if pc, ok := s.PriorityClasses[name]; ok {
+		return pc, true
+	}
+	if v, ok := builtinPriorityClasses[name]; ok {
+		return builtinPriorityClass(name, v), true
+	}
+	return nil, false
+}
+
+func builtinPriorityClass(name string, value int32) *schedulingv1.PriorityClass {
+	policy := corev1.PreemptLowerPriority
+	return &schedulingv1.PriorityClass{
+		TypeMeta:         metav1.TypeMeta{Kind: "PriorityClass", APIVersion: "scheduling.k8s.io/v1"},
+		ObjectMeta:       metav1.ObjectMeta{Name: name},
+		Value:            value,
+		Description:      "Used for system critical pods that must not be moved from their current node.",
+		PreemptionPolicy: &policy,
+	}
+}
+
+// globalDefaultClass returns the globalDefault class with the lowest value,
+// as the Priority plugin's getDefaultPriorityClass does.
+func globalDefaultClass(s *cluster.State) *schedulingv1.PriorityClass {
+	var best *schedulingv1.PriorityClass
+	for _, k := range cluster.SortedKeys(s.PriorityClasses) {
+		pc := s.PriorityClasses[k]
+		if pc.GlobalDefault && (best == nil || pc.Value < best.Value) {
+			best = pc
+		}
+	}
+	return best
+}
+
+// admitPriority is the Priority plugin: resolve priorityClassName into
+// spec.priority and spec.preemptionPolicy.
+func admitPriority(s *cluster.State, pod *corev1.Pod) error {
+	var (
+		value  int32
+		policy = corev1.PreemptLowerPriority
+	)
+	if pod.Spec.PriorityClassName == "" {
+		if pc := globalDefaultClass(s); pc != nil {
+			pod.Spec.PriorityClassName = pc.Name
+			value = pc.Value
+			if pc.PreemptionPolicy != nil {
+				policy = *pc.PreemptionPolicy
+			}
+		}
+	} else {
+		pc, ok := LookupPriorityClass(s, pod.Spec.PriorityClassName)
+		if !ok {
+			return forbidden("pods", pod, fmt.Errorf("no PriorityClass with name %v was found", pod.Spec.PriorityClassName))
+		}
+		value = pc.Value
+		if pc.PreemptionPolicy != nil {
+			policy = *pc.PreemptionPolicy
+		}
+	}
+	if pod.Spec.Priority != nil && *pod.Spec.Priority != value {
+		return forbidden("pods", pod, fmt.Errorf("the integer value of priority (%d) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name",
+			*pod.Spec.Priority, value))
+	}
+	pod.Spec.Priority = ptrTo(value)
+	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy != policy {
+		return forbidden("pods", pod, fmt.Errorf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name",
+			*pod.Spec.PreemptionPolicy, policy))
+	}
+	pod.Spec.PreemptionPolicy = ptrTo(policy)
+	return nil
+}
+
+// AddDefaultTolerations is the DefaultTolerationSeconds plugin: a pod that
+// does not already tolerate not-ready (or unreachable) NoExecute taints, by a
+// toleration with that key or an empty key and effect NoExecute or empty,
+// gets an Exists toleration for it with tolerationSeconds 300.
+func AddDefaultTolerations(pod *corev1.Pod) {
+	toleratesNotReady, toleratesUnreachable := false, false
+	for _, t := range pod.Spec.Tolerations {
+		effectMatches := t.Effect == corev1.TaintEffectNoExecute || t.Effect == ""
+		if (t.Key == corev1.TaintNodeNotReady || t.Key == "") && effectMatches {
+			toleratesNotReady = true
+		}
+		if (t.Key == corev1.TaintNodeUnreachable || t.Key == "") && effectMatches {
+			toleratesUnreachable = true
+		}
+	}
+	if !toleratesNotReady {
+		pod.Spec.Tolerations = append(pod.Spec.Tolerations, defaultToleration(corev1.TaintNodeNotReady))
+	}
+	if !toleratesUnreachable {
+		pod.Spec.Tolerations = append(pod.Spec.Tolerations, defaultToleration(corev1.TaintNodeUnreachable))
+	}
+}
+
+func defaultToleration(key string) corev1.Toleration {
+	return corev1.Toleration{
+		Key:               key,
+		Operator:          corev1.TolerationOpExists,
+		Effect:            corev1.TaintEffectNoExecute,
+		TolerationSeconds: ptrTo(DefaultTolerationSeconds),
+	}
+}
+
+// podQOSClass computes status.qosClass as the pod strategy does on create:
+// Guaranteed when every container limits cpu and memory and requests equal
+// limits; BestEffort when nothing requests or limits cpu or memory.
+func podQOSClass(pod *corev1.Pod) corev1.PodQOSClass {
+	compute := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
+	any, guaranteed := false, true
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range list {
+			for _, name := range compute {
+				req, hasReq := c.Resources.Requests[name]
+				lim, hasLim := c.Resources.Limits[name]
+				if (hasReq && !req.IsZero()) || (hasLim && !lim.IsZero()) {
+					any = true
+				}
+				if !hasLim || lim.IsZero() || (hasReq && req.Cmp(lim) != 0) {
+					guaranteed = false
+				}
+			}
+		}
+	}
+	switch {
+	case !any:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	default:
+		return corev1.PodQOSBurstable
+	}
+}

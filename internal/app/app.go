@@ -1,0 +1,120 @@
+// Package app carries out berth's commands: it opens the persisted cluster,
+// runs the requested change through admission and the controllers in virtual
+// time, saves the result atomically and renders views. The CLI only parses flags.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/sim"
+	"github.com/berth-sim/berth/internal/version"
+)
+
+// Version is berth's own version.
+const Version = "0.1.0-dev"
+
+// DefaultKubernetesVersion is the version of a state created without one.
+func DefaultKubernetesVersion() string { return cluster.DefaultKubernetesVersion }
+
+// SupportedVersions names the modelled range.
+func SupportedVersions() string {
+	return fmt.Sprintf("1.%d-1.%d", version.OldestMinor, version.NewestMinor)
+}
+
+// Options configure one command run.
+type Options struct {
+	StateDir          string
+	KubernetesVersion string
+	Seed              int64
+	In                io.Reader
+	Out, ErrOut       io.Writer
+}
+
+// App is one command's view of the cluster.
+type App struct {
+	opts  Options
+	state *cluster.State
+	// fresh is true when no state existed on disk.
+	fresh bool
+}
+
+// Open loads the state, or prepares a new one (not written until a change is saved).
+func Open(opts Options) (*App, error) {
+	if opts.KubernetesVersion != "" {
+		if _, err := version.Parse(opts.KubernetesVersion); err != nil {
+			return nil, err
+		}
+	}
+	s, err := cluster.Load(opts.StateDir)
+	switch {
+	case errors.Is(err, cluster.ErrNoState):
+		s = newState(opts.KubernetesVersion, opts.Seed)
+		return &App{opts: opts, state: s, fresh: true}, nil
+	case err != nil:
+		return nil, err
+	}
+	if opts.KubernetesVersion != "" && opts.KubernetesVersion != s.Info.KubernetesVersion {
+		fmt.Fprintf(opts.ErrOut, "berth: warning: --kubernetes-version %s ignored: the cluster in %s runs %s (berth reset to start over)\n",
+			opts.KubernetesVersion, opts.StateDir, s.Info.KubernetesVersion)
+	}
+	return &App{opts: opts, state: s}, nil
+}
+
+// State exposes the cluster for tests and benchmarks.
+func (a *App) State() *cluster.State { return a.state }
+
+// Reset removes the state directory's state file.
+func Reset(opts Options) error {
+	err := os.Remove(filepath.Join(opts.StateDir, cluster.StateFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	fmt.Fprintf(opts.Out, "berth: cluster state in %s cleared\n", opts.StateDir)
+	return nil
+}
+
+// Advance moves virtual time forward.
+func (a *App) Advance(d time.Duration) error {
+	work := a.state.Clone()
+	if err := sim.Advance(work, Controllers(work), d); err != nil {
+		return err
+	}
+	a.state = work
+	if err := a.save(); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.opts.Out, "berth: advanced %s; virtual time is now %s\n", d, work.Now.Sub(cluster.Epoch).Round(time.Second))
+	return nil
+}
+
+func (a *App) save() error {
+	return a.state.Save(a.opts.StateDir)
+}
+
+func (a *App) namespaceOr(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
+}
+
+// splitTypeName splits "deployment/ui" into its parts.
+func splitTypeName(arg string) (string, string, bool) {
+	i := strings.Index(arg, "/")
+	if i <= 0 || i == len(arg)-1 {
+		return "", "", false
+	}
+	return arg[:i], arg[i+1:], true
+}
+
+// newState is a brand-new, empty cluster; Apply fills it.
+func newState(kubernetesVersion string, seed int64) *cluster.State {
+	return cluster.New(kubernetesVersion, seed)
+}

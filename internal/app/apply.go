@@ -1,0 +1,352 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/berth-sim/berth/examples"
+	"github.com/berth-sim/berth/internal/admission"
+	"github.com/berth-sim/berth/internal/capacity/nodegroups"
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/eksctl"
+	"github.com/berth-sim/berth/internal/manifest"
+	"github.com/berth-sim/berth/internal/sim"
+)
+
+// LastAppliedAnnotation is where kubectl apply keeps the manifest it applied;
+// an identical manifest next time is "unchanged".
+const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// ApplyRequest is `berth apply`.
+type ApplyRequest struct {
+	Files     []string
+	Kustomize string
+}
+
+// Apply decodes and validates every manifest, applies them all to a copy of
+// the cluster, runs the cluster until it settles and only then replaces and
+// saves the state: a failure anywhere changes nothing.
+func (a *App) Apply(req ApplyRequest) error {
+	objs, err := a.load(req.Files, req.Kustomize)
+	if err != nil {
+		return err
+	}
+	work := a.state.Clone()
+	if a.fresh {
+		if err := a.prepareNew(work, objs); err != nil {
+			return err
+		}
+	}
+	var lines []string
+	for _, o := range objs {
+		line, err := applyOne(work, o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.Source, err)
+		}
+		lines = append(lines, line)
+	}
+	if err := sim.Settle(work, Controllers(work), sim.DefaultSettleHorizon); err != nil {
+		return err
+	}
+	a.state = work
+	if err := a.save(); err != nil {
+		return err
+	}
+	for _, l := range lines {
+		fmt.Fprintln(a.opts.Out, l)
+	}
+	return nil
+}
+
+func (a *App) load(files []string, kustomizeDir string) ([]manifest.Object, error) {
+	var objs []manifest.Object
+	var err error
+	if kustomizeDir != "" {
+		objs, err = manifest.LoadKustomize(kustomizeDir)
+	} else {
+		objs, err = manifest.Load(files, a.opts.In)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := manifest.ValidateAll(objs); err != nil {
+		return nil, err
+	}
+	return objs, nil
+}
+
+// prepareNew sets up a brand-new cluster: its Kubernetes version (the flag,
+// else the ClusterConfig's, else the default), the built-in namespaces and,
+// when the manifests define no nodes at all, the bundled example cluster.
+func (a *App) prepareNew(s *cluster.State, objs []manifest.Object) error {
+	definesNodes := false
+	for _, o := range objs {
+		switch c := o.Object.(type) {
+		case *eksctl.ClusterConfig:
+			definesNodes = true
+			if a.opts.KubernetesVersion == "" && c.Metadata.Version != "" {
+				s.Info.KubernetesVersion = string(c.Metadata.Version)
+			}
+		case *corev1.Node:
+			definesNodes = true
+		}
+	}
+	if err := admission.Bootstrap(s); err != nil {
+		return err
+	}
+	if definesNodes {
+		return nil
+	}
+	data, err := examples.FS.ReadFile(examples.DefaultCluster)
+	if err != nil {
+		return err
+	}
+	def, err := manifest.Decode("examples/"+examples.DefaultCluster, data)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.opts.ErrOut, "berth: no cluster defined yet; using the bundled example cluster (examples/%s)\n", examples.DefaultCluster)
+	for _, o := range def {
+		cc, ok := o.Object.(*eksctl.ClusterConfig)
+		if !ok {
+			continue
+		}
+		if a.opts.KubernetesVersion == "" {
+			s.Info.KubernetesVersion = string(cc.Metadata.Version)
+		}
+		if _, err := applyClusterConfig(s, cc, o.Source); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyOne applies one object and returns kubectl's line for it.
+func applyOne(s *cluster.State, o manifest.Object) (string, error) {
+	if cc, ok := o.Object.(*eksctl.ClusterConfig); ok {
+		op, err := applyClusterConfig(s, cc, o.Source)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("clusterconfig.eksctl.io/%s %s", cc.Metadata.Name, op), nil
+	}
+	obj := o.Object.DeepCopyObject()
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return "", fmt.Errorf("berth cannot apply %s", o.GVK.Kind)
+	}
+	applied, err := lastApplied(obj)
+	if err != nil {
+		return "", err
+	}
+	ann := m.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[LastAppliedAnnotation] = applied
+	m.SetAnnotations(ann)
+
+	ref := resourceRef(obj, m.GetName())
+	existing := lookupLive(s, obj, m)
+	if existing == nil {
+		if err := admission.Create(s, obj); err != nil {
+			return "", err
+		}
+		if n, ok := obj.(*corev1.Node); ok {
+			registerNode(s, n)
+		}
+		return ref + " created", nil
+	}
+	if em, ok := existing.(metav1.Object); ok && em.GetAnnotations()[LastAppliedAnnotation] == applied {
+		return ref + " unchanged", nil
+	}
+	if err := checkImmutable(existing, obj); err != nil {
+		return "", err
+	}
+	if _, err := admission.Update(s, obj); err != nil {
+		return "", err
+	}
+	return ref + " configured", nil
+}
+
+// lastApplied renders the manifest as kubectl records it: compact JSON of the
+// object as given, without the annotation itself.
+func lastApplied(obj runtime.Object) (string, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return "", err
+	}
+	return string(data) + "\n", nil
+}
+
+// resourceRef is kubectl's "<resource>[.<group>]/<name>".
+func resourceRef(obj runtime.Object, name string) string {
+	switch obj.(type) {
+	case *appsv1.Deployment:
+		return "deployment.apps/" + name
+	case *appsv1.ReplicaSet:
+		return "replicaset.apps/" + name
+	case *schedulingv1.PriorityClass:
+		return "priorityclass.scheduling.k8s.io/" + name
+	}
+	kind := reflect.TypeOf(obj).Elem().Name()
+	return strings.ToLower(kind) + "/" + name
+}
+
+func lookupLive(s *cluster.State, obj runtime.Object, m metav1.Object) runtime.Object {
+	ns := m.GetNamespace()
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	key := cluster.Key(ns, m.GetName())
+	var found runtime.Object
+	switch obj.(type) {
+	case *corev1.Namespace:
+		found = getObj(s.Namespaces, m.GetName())
+	case *corev1.Node:
+		found = getObj(s.Nodes, m.GetName())
+	case *schedulingv1.PriorityClass:
+		found = getObj(s.PriorityClasses, m.GetName())
+	case *corev1.Pod:
+		found = getObj(s.Pods, key)
+	case *corev1.Service:
+		found = getObj(s.Services, key)
+	case *corev1.ServiceAccount:
+		found = getObj(s.ServiceAccounts, key)
+	case *corev1.ConfigMap:
+		found = getObj(s.ConfigMaps, key)
+	case *corev1.Secret:
+		found = getObj(s.Secrets, key)
+	case *appsv1.Deployment:
+		found = getObj(s.Deployments, key)
+	case *appsv1.ReplicaSet:
+		found = getObj(s.ReplicaSets, key)
+	}
+	return found
+}
+
+func getObj[T runtime.Object](m map[string]T, key string) runtime.Object {
+	if v, ok := m[key]; ok {
+		return v
+	}
+	return nil
+}
+
+// checkImmutable refuses the updates the API server refuses for the kinds berth keeps.
+func checkImmutable(old, obj runtime.Object) error {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		op := old.(*corev1.Pod)
+		want := o.DeepCopy()
+		admission.DefaultPod(want)
+		admission.AddDefaultTolerations(want)
+		if want.Spec.NodeName == "" {
+			want.Spec.NodeName = op.Spec.NodeName
+		}
+		if !reflect.DeepEqual(mutablePodSpec(want.Spec), mutablePodSpec(op.Spec)) {
+			return fmt.Errorf("The Pod %q is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)", o.Name)
+		}
+	case *appsv1.Deployment:
+		od := old.(*appsv1.Deployment)
+		if od.Spec.Selector != nil && o.Spec.Selector != nil && !reflect.DeepEqual(od.Spec.Selector, o.Spec.Selector) {
+			return fmt.Errorf("The Deployment %q is invalid: spec.selector: Invalid value: %s: field is immutable", o.Name, metav1.FormatLabelSelector(o.Spec.Selector))
+		}
+	}
+	return nil
+}
+
+// mutablePodSpec blanks the fields a pod update may change, so the rest can be compared.
+func mutablePodSpec(spec corev1.PodSpec) corev1.PodSpec {
+	c := *spec.DeepCopy()
+	for i := range c.Containers {
+		c.Containers[i].Image = ""
+	}
+	for i := range c.InitContainers {
+		c.InitContainers[i].Image = ""
+	}
+	c.ActiveDeadlineSeconds = nil
+	c.Tolerations = nil
+	c.TerminationGracePeriodSeconds = nil
+	return c
+}
+
+// registerNode makes a Node applied from a manifest look registered: Ready
+// unless it says otherwise, and known to the scheduler's node tree.
+func registerNode(s *cluster.State, n *corev1.Node) {
+	hasReady := false
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			hasReady = true
+		}
+	}
+	if !hasReady {
+		now := metav1.NewTime(s.Now)
+		n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{
+			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+			Message: "kubelet is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now,
+		})
+	}
+	if n.Status.Allocatable == nil && n.Status.Capacity != nil {
+		n.Status.Allocatable = n.Status.Capacity.DeepCopy()
+	}
+	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, n.Name)
+	s.NoteChange()
+}
+
+// applyClusterConfig creates the cluster's node groups the first time, and
+// afterwards adds new node groups; changing an existing group is refused
+// until node-group updates are modelled.
+func applyClusterConfig(s *cluster.State, cc *eksctl.ClusterConfig, src manifest.Source) (string, error) {
+	info, groups, err := cc.Resolve(src.String())
+	if err != nil {
+		return "", err
+	}
+	if s.Info.Name != "" && s.Info.Name != info.Name {
+		return "", fmt.Errorf("this state already holds cluster %q; run `berth reset` (or use another --state) to simulate cluster %q", s.Info.Name, info.Name)
+	}
+	created := s.Info.Name == ""
+	if created {
+		info.KubernetesVersion = s.Info.KubernetesVersion
+		s.Info = info
+	}
+	changed := false
+	for _, ng := range groups {
+		existing := findGroup(s.NodeGroups, ng.Name)
+		if existing != nil {
+			ng.Source = existing.Source
+			if !reflect.DeepEqual(*existing, ng) {
+				return "", fmt.Errorf("node group %q: changing an existing node group is not modelled yet; run `berth reset` to recreate the cluster", ng.Name)
+			}
+			continue
+		}
+		s.NodeGroups = append(s.NodeGroups, ng)
+		if _, err := nodegroups.CreateNodes(s, ng); err != nil {
+			return "", err
+		}
+		changed = true
+	}
+	switch {
+	case created:
+		return "created", nil
+	case changed:
+		return "configured", nil
+	}
+	return "unchanged", nil
+}
+
+func findGroup(groups []cluster.NodeGroup, name string) *cluster.NodeGroup {
+	for i := range groups {
+		if groups[i].Name == name {
+			return &groups[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,262 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/controllerutil"
+	"github.com/berth-sim/berth/internal/eksctl"
+	"github.com/berth-sim/berth/internal/sim"
+	"github.com/berth-sim/berth/internal/view"
+)
+
+// DeleteRequest is `berth delete`.
+type DeleteRequest struct {
+	Args      []string
+	Namespace string
+	Files     []string
+	Kustomize string
+	Selector  string
+	All       bool
+}
+
+// target is one object to delete.
+type target struct {
+	res  view.Resource
+	obj  runtime.Object
+	meta metav1.Object
+}
+
+// Delete removes objects with background cascading (owned ReplicaSets and
+// pods go too, as the garbage collector would), then settles the cluster.
+func (a *App) Delete(r DeleteRequest) error {
+	targets, err := a.deleteTargets(r)
+	if err != nil {
+		return err
+	}
+	if len(targets) == 0 {
+		fmt.Fprintln(a.opts.Out, "No resources found")
+		return nil
+	}
+	work := a.state.Clone()
+	var lines []string
+	for _, t := range targets {
+		deleteObject(work, t.res.GVK().Kind, t.meta.GetNamespace(), t.meta.GetName())
+		gk := t.res.GVK()
+		kind := strings.ToLower(gk.Kind)
+		if gk.Group != "" {
+			kind += "." + gk.Group
+		}
+		lines = append(lines, fmt.Sprintf("%s %q deleted", kind, t.meta.GetName()))
+	}
+	if err := sim.Settle(work, Controllers(work), sim.DefaultSettleHorizon); err != nil {
+		return err
+	}
+	a.state = work
+	if err := a.save(); err != nil {
+		return err
+	}
+	for _, l := range lines {
+		fmt.Fprintln(a.opts.Out, l)
+	}
+	return nil
+}
+
+func (a *App) deleteTargets(r DeleteRequest) ([]target, error) {
+	if len(r.Files) > 0 || r.Kustomize != "" {
+		objs, err := a.load(r.Files, r.Kustomize)
+		if err != nil {
+			return nil, err
+		}
+		var out []target
+		for _, o := range objs {
+			if _, ok := o.Object.(*eksctl.ClusterConfig); ok {
+				return nil, fmt.Errorf("%s: deleting a ClusterConfig is not modelled; use `berth reset`", o.Source)
+			}
+			res, err := view.LookupResource(strings.ToLower(o.GVK.Kind))
+			if err != nil {
+				return nil, err
+			}
+			m := o.Object.(metav1.Object)
+			ns := m.GetNamespace()
+			if ns == "" {
+				ns = a.namespaceOr(r.Namespace)
+			}
+			found, err := res.Select(a.state, ns, []string{m.GetName()}, "")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, newTarget(res, found[0]))
+		}
+		return out, nil
+	}
+	if len(r.Args) == 0 {
+		return nil, fmt.Errorf("You must provide one or more resources by argument or filename.")
+	}
+	var out []target
+	ns := a.namespaceOr(r.Namespace)
+	if _, _, ok := splitTypeName(r.Args[0]); ok {
+		for _, arg := range r.Args {
+			typ, name, ok := splitTypeName(arg)
+			if !ok {
+				return nil, fmt.Errorf("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form")
+			}
+			res, err := view.LookupResource(typ)
+			if err != nil {
+				return nil, err
+			}
+			found, err := res.Select(a.state, ns, []string{name}, "")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, newTarget(res, found[0]))
+		}
+		return out, nil
+	}
+	names := r.Args[1:]
+	if len(names) == 0 && r.Selector == "" && !r.All {
+		return nil, fmt.Errorf("resource(s) were provided, but no name was specified")
+	}
+	for _, typ := range strings.Split(r.Args[0], ",") {
+		res, err := view.LookupResource(typ)
+		if err != nil {
+			return nil, err
+		}
+		found, err := res.Select(a.state, ns, names, r.Selector)
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range found {
+			out = append(out, newTarget(res, obj))
+		}
+	}
+	return out, nil
+}
+
+func newTarget(res view.Resource, obj runtime.Object) target {
+	return target{res: res, obj: obj, meta: obj.(metav1.Object)}
+}
+
+// deleteObject removes one object and, as the garbage collector and pod GC
+// would, what it owns: a Deployment's ReplicaSets, a ReplicaSet's pods, a
+// namespace's contents, a node's pods.
+func deleteObject(s *cluster.State, kind, namespace, name string) {
+	key := cluster.Key(namespace, name)
+	switch kind {
+	case "Pod":
+		if p, ok := s.Pods[key]; ok {
+			controllerutil.DeletePod(s, p)
+		}
+	case "Deployment":
+		if d, ok := s.Deployments[key]; ok {
+			delete(s.Deployments, key)
+			for _, k := range cluster.SortedKeys(s.ReplicaSets) {
+				if rs := s.ReplicaSets[k]; controllerutil.IsControlledBy(rs, string(d.UID)) {
+					deleteObject(s, "ReplicaSet", rs.Namespace, rs.Name)
+				}
+			}
+		}
+	case "ReplicaSet":
+		if rs, ok := s.ReplicaSets[key]; ok {
+			delete(s.ReplicaSets, key)
+			deleteOwnedPods(s, rs)
+		}
+	case "Node":
+		if _, ok := s.Nodes[key]; ok {
+			delete(s.Nodes, key)
+			order := s.Scheduler.NodeOrder[:0]
+			for _, n := range s.Scheduler.NodeOrder {
+				if n != name {
+					order = append(order, n)
+				}
+			}
+			s.Scheduler.NodeOrder = order
+			for _, p := range s.PodsOnNode(name) {
+				controllerutil.DeletePod(s, p)
+			}
+			s.NoteChange()
+		}
+	case "Namespace":
+		deleteNamespace(s, name)
+	case "Service":
+		delete(s.Services, key)
+		s.NoteChange()
+	case "ServiceAccount":
+		delete(s.ServiceAccounts, key)
+	case "ConfigMap":
+		delete(s.ConfigMaps, key)
+	case "Secret":
+		delete(s.Secrets, key)
+	case "PriorityClass":
+		delete(s.PriorityClasses, key)
+	case "Event":
+		kept := s.Events[:0]
+		for _, e := range s.Events {
+			if e.Namespace != namespace || e.Name != name {
+				kept = append(kept, e)
+			}
+		}
+		s.Events = kept
+	}
+	s.Bump()
+}
+
+func deleteOwnedPods(s *cluster.State, rs *appsv1.ReplicaSet) {
+	for _, k := range cluster.SortedKeys(s.Pods) {
+		if p := s.Pods[k]; controllerutil.IsControlledBy(p, string(rs.UID)) {
+			controllerutil.DeletePod(s, p)
+		}
+	}
+}
+
+// deleteNamespace removes the namespace and everything in it.
+func deleteNamespace(s *cluster.State, ns string) {
+	if _, ok := s.Namespaces[ns]; !ok {
+		return
+	}
+	inNS := func(key string) bool { return strings.HasPrefix(key, ns+"/") }
+	for _, k := range cluster.SortedKeys(s.Deployments) {
+		if inNS(k) {
+			deleteObject(s, "Deployment", ns, s.Deployments[k].Name)
+		}
+	}
+	for _, k := range cluster.SortedKeys(s.ReplicaSets) {
+		if inNS(k) {
+			deleteObject(s, "ReplicaSet", ns, s.ReplicaSets[k].Name)
+		}
+	}
+	for _, k := range cluster.SortedKeys(s.Pods) {
+		if inNS(k) {
+			controllerutil.DeletePod(s, s.Pods[k])
+		}
+	}
+	deleteKeys(s.Services, inNS)
+	deleteKeys(s.ServiceAccounts, inNS)
+	deleteKeys(s.ConfigMaps, inNS)
+	deleteKeys(s.Secrets, inNS)
+	kept := s.Events[:0]
+	for _, e := range s.Events {
+		if e.Namespace != ns {
+			kept = append(kept, e)
+		}
+	}
+	s.Events = kept
+	delete(s.Namespaces, ns)
+	s.NoteChange()
+}
+
+func deleteKeys[V any](m map[string]V, match func(string) bool) {
+	for _, k := range cluster.SortedKeys(m) {
+		if match(k) {
+			delete(m, k)
+		}
+	}
+}
+
+var _ = corev1.PodPending

@@ -1,0 +1,40 @@
+package aws
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/berth-sim/berth/internal/cluster"
+)
+
+// InstanceID draws an EC2 instance ID (i- and 17 hex digits, the first 0 as
+// in current IDs) from the state's random source.
+func InstanceID(s *cluster.State) string {
+	return fmt.Sprintf("i-0%016x", s.Rand.Uint64())
+}
+
+// ProviderID is a node's spec.providerID: aws:///<zone>/<instance-id>.
+func ProviderID(zone, instanceID string) string {
+	return "aws:///" + zone + "/" + instanceID
+}
+
+// AMIID is a stable, plausible AMI ID for an (region, AMI family, arch)
+// triple; the same inputs always name the same image, as a real region's
+// recommended EKS AMI does at one point in time.
+func AMIID(region, amiFamily, arch string) string {
+	return "ami-0" + stableHex(region, amiFamily, arch)
+}
+
+// LaunchTemplateID is a stable, plausible launch-template ID for the
+// template eksctl creates for a node group.
+func LaunchTemplateID(clusterName, nodeGroup string) string {
+	return "lt-0" + stableHex("launch-template", clusterName, nodeGroup)
+}
+
+// stableHex hashes its parts into 16 hex digits.
+func stableHex(parts ...string) string {
+	h := fnv.New64a()
+	h.Write([]byte(strings.Join(parts, "\x00")))
+	return fmt.Sprintf("%016x", h.Sum64())
+}

@@ -1,0 +1,468 @@
+// Package kubelet models the part of the kubelet that placement results
+// show: admission of a bound pod (the GeneralPredicates of
+// lifecycle.PredicateAdmitHandler), then the pod's start-up in virtual time
+// — sandbox and pod IP, image pull, container start, readiness — with the
+// pod status and the events the real kubelet writes.
+package kubelet
+
+import (
+	"fmt"
+	"hash/fnv"
+	"net/netip"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/controllerutil"
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/noderesources"
+	"github.com/berth-sim/berth/internal/version"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+)
+
+// Name is the controller's name and its events' source component.
+const Name = "kubelet"
+
+// Start-up timing, all in virtual time and all in whole seconds (object
+// timestamps are persisted with one-second precision):
+//
+//	t0                 the kubelet admits the bound pod: startTime, hostIP
+//	t0+SandboxDelay    sandbox ready: PodReadyToStartContainers, pod IP, Pulling
+//	 +ImagePullDelay   image pulled (skipped when present and not Always)
+//	                   containers created and started at once; phase Running
+//	 +initialDelay     Ready, when a readinessProbe sets initialDelaySeconds
+const (
+	SandboxDelay   = 1 * time.Second
+	ImagePullDelay = 2 * time.Second
+)
+
+// Event reasons (pkg/kubelet/events).
+const (
+	PullingImageReason     = "Pulling"
+	PulledImageReason      = "Pulled"
+	CreatedContainerReason = "Created"
+	StartedContainerReason = "Started"
+)
+
+// AllocatePodIP gives a pod on node an address. The CLI wiring sets it to
+// the AWS package's subnet allocator; the fallback hands out addresses from
+// 10.244.0.0/16 in order.
+var AllocatePodIP func(s *cluster.State, node *corev1.Node) (string, error) = fallbackPodIP
+
+var source = cluster.EventSource{Component: Name}
+
+// Controller implements sim.Controller.
+type Controller struct{}
+
+// New returns the kubelet model (one for all nodes).
+func New() *Controller { return &Controller{} }
+
+// Name implements sim.Controller.
+func (c *Controller) Name() string { return Name }
+
+// Sync advances every bound, non-terminal pod as far as virtual time allows.
+// Pods are handled in creation order, as HandlePodAdditions sorts them.
+func (c *Controller) Sync(s *cluster.State) (bool, error) {
+	var pods []*corev1.Pod
+	for _, k := range cluster.SortedKeys(s.Pods) {
+		p := s.Pods[k]
+		if p.Spec.NodeName != "" && !cluster.IsTerminal(p) && p.DeletionTimestamp == nil {
+			pods = append(pods, p)
+		}
+	}
+	sort.SliceStable(pods, func(i, j int) bool { return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp) })
+	changed := false
+	for _, p := range pods {
+		node, ok := s.Nodes[p.Spec.NodeName]
+		if !ok {
+			continue // no kubelet to run it: the pod stays Pending
+		}
+		ch, err := syncPod(s, p, node)
+		if err != nil {
+			return changed, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		changed = changed || ch
+	}
+	return changed, nil
+}
+
+func syncPod(s *cluster.State, pod *corev1.Pod, node *corev1.Node) (bool, error) {
+	changed := false
+	if pod.Status.StartTime == nil {
+		if reason, msg, ok := admit(s, pod, node); !ok {
+			reject(s, pod, reason, msg)
+			return true, nil
+		}
+		start(s, pod, node)
+		changed = true
+	}
+	sandbox := controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers)
+	if sandbox == nil || sandbox.Status != corev1.ConditionTrue {
+		at := pod.Status.StartTime.Add(SandboxDelay)
+		if s.Now.Before(at) {
+			wakeAt(s, pod, at)
+			return changed, nil
+		}
+		if err := sandboxReady(s, pod, node); err != nil {
+			return changed, err
+		}
+		changed = true
+		sandbox = controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers)
+	}
+	if pod.Status.Phase == corev1.PodPending {
+		at := sandbox.LastTransitionTime.Add(pullDelay(pod, node))
+		if s.Now.Before(at) {
+			wakeAt(s, pod, at)
+			return changed, nil
+		}
+		runContainers(s, pod, node, at.Sub(sandbox.LastTransitionTime.Time))
+		changed = true
+	}
+	if !controllerutil.IsPodReady(pod) {
+		at := runningSince(pod).Add(readinessDelay(pod))
+		if s.Now.Before(at) {
+			wakeAt(s, pod, at)
+			return changed, nil
+		}
+		markReady(s, pod)
+		changed = true
+	}
+	return changed, nil
+}
+
+func wakeAt(s *cluster.State, pod *corev1.Pod, at time.Time) {
+	controllerutil.AddTimerOnce(s, cluster.Timer{At: at, Owner: Name, Object: cluster.Key(pod.Namespace, pod.Name), Settling: true})
+}
+
+// admit runs the kubelet's GeneralPredicates against the pods the node has
+// already admitted. NoExecute taints are left to the taint-eviction controller.
+func admit(s *cluster.State, pod *corev1.Pod, node *corev1.Node) (reason, message string, ok bool) {
+	podLevel := features(s).PodLevelResources
+	ni := framework.NewNodeInfo(node)
+	for _, other := range s.PodsOnNode(node.Name) {
+		if other.Status.StartTime != nil && other.UID != pod.UID {
+			ni.AddPod(framework.NewPodInfo(other, podLevel))
+		}
+	}
+	pi := framework.NewPodInfo(pod, podLevel)
+	if pod.Spec.NodeName != node.Name {
+		return "NodeName", predicateFailure("NodeName", "node(s) didn't match the requested node name"), false
+	}
+	if match, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !match {
+		return "NodeAffinity", predicateFailure("NodeAffinity", "node(s) didn't match Pod's node affinity/selector"), false
+	}
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range list {
+			for _, p := range c.Ports {
+				if p.HostPort > 0 && ni.UsedPorts.CheckConflict(p.HostIP, string(p.Protocol), p.HostPort) {
+					return "NodePorts", predicateFailure("NodePorts", "node(s) didn't have free ports for the requested pod ports"), false
+				}
+			}
+		}
+	}
+	if insufficient := noderesources.Fits(&pi.Requests, ni); len(insufficient) > 0 {
+		r := insufficient[0]
+		return "OutOf" + string(r.ResourceName),
+			fmt.Sprintf("Node didn't have enough resource: %s, requested: %d, used: %d, capacity: %d", r.ResourceName, r.Requested, r.Used, r.Capacity),
+			false
+	}
+	return "", "", true
+}
+
+func predicateFailure(name, desc string) string {
+	return fmt.Sprintf("Predicate %s failed: %s", name, desc)
+}
+
+func features(s *cluster.State) version.Features {
+	v, err := version.Parse(s.Info.KubernetesVersion)
+	if err != nil {
+		v, _ = version.Parse(cluster.DefaultKubernetesVersion)
+	}
+	return version.FeaturesFor(v)
+}
+
+// reject is the kubelet's rejectPod: a Warning event and phase Failed.
+func reject(s *cluster.State, pod *corev1.Pod, reason, message string) {
+	s.Record(source, podRef(pod, ""), corev1.EventTypeWarning, reason, message)
+	pod.Status.Phase = corev1.PodFailed
+	pod.Status.Reason = reason
+	pod.Status.Message = "Pod was rejected: " + message
+	pod.ResourceVersion = s.Bump()
+	s.NoteChange()
+}
+
+// start is the kubelet's first status for an admitted pod.
+func start(s *cluster.State, pod *corev1.Pod, node *corev1.Node) {
+	now := metav1.NewTime(s.Now)
+	pod.Status.StartTime = &now
+	if ip := nodeInternalIP(node); ip != "" {
+		pod.Status.HostIP = ip
+		pod.Status.HostIPs = []corev1.HostIP{{IP: ip}}
+	}
+	unready := unreadyMessage(pod)
+	setConditions(pod, s.Now,
+		corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionFalse},
+		corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue},
+		corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unready},
+		corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unready},
+		corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
+	)
+	pod.Status.ContainerStatuses = nil
+	for _, c := range pod.Spec.Containers {
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{
+			Name:  c.Name,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}},
+			Image: c.Image,
+		})
+	}
+	pod.ResourceVersion = s.Bump()
+}
+
+func unreadyMessage(pod *corev1.Pod) string {
+	names := make([]string, 0, len(pod.Spec.Containers))
+	for _, c := range pod.Spec.Containers {
+		names = append(names, c.Name)
+	}
+	return fmt.Sprintf("containers with unready status: [%s]", strings.Join(names, " "))
+}
+
+// sandboxReady: the pod network is up, so the pod has its IP, and image
+// pulls begin.
+func sandboxReady(s *cluster.State, pod *corev1.Pod, node *corev1.Node) error {
+	ip := pod.Status.HostIP
+	if !pod.Spec.HostNetwork {
+		var err error
+		if ip, err = AllocatePodIP(s, node); err != nil {
+			return err
+		}
+	}
+	if ip != "" {
+		pod.Status.PodIP = ip
+		pod.Status.PodIPs = []corev1.PodIP{{IP: ip}}
+	}
+	setConditions(pod, s.Now, corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionTrue})
+	for _, c := range pod.Spec.Containers {
+		if needsPull(c, node) {
+			s.Record(source, podRef(pod, c.Name), corev1.EventTypeNormal, PullingImageReason, fmt.Sprintf("Pulling image %q", c.Image))
+		}
+	}
+	pod.ResourceVersion = s.Bump()
+	return nil
+}
+
+// runContainers: images are in, containers are created and started.
+func runContainers(s *cluster.State, pod *corev1.Pod, node *corev1.Node, pulled time.Duration) {
+	started := metav1.NewTime(s.Now)
+	newer := features(s).Version.AtLeast(35, 0)
+	for i, c := range pod.Spec.Containers {
+		ref := podRef(pod, c.Name)
+		if needsPull(c, node) {
+			s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason,
+				fmt.Sprintf("Successfully pulled image %q in %v (%v including waiting). Image size: %d bytes.", c.Image, pulled, pulled, imageSize(c.Image)))
+		} else if newer {
+			s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason,
+				fmt.Sprintf("Container image %q already present on machine and can be accessed by the pod", c.Image))
+		} else {
+			s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason, fmt.Sprintf("Container image %q already present on machine", c.Image))
+		}
+		created, startedMsg := containerMessages(features(s).Version, c.Name)
+		s.Record(source, ref, corev1.EventTypeNormal, CreatedContainerReason, created)
+		s.Record(source, ref, corev1.EventTypeNormal, StartedContainerReason, startedMsg)
+		t := true
+		pod.Status.ContainerStatuses[i] = corev1.ContainerStatus{
+			Name:        c.Name,
+			State:       corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}},
+			Image:       normalizeImage(c.Image),
+			ImageID:     imageID(c.Image),
+			ContainerID: "containerd://" + hex64(s),
+			Started:     &t,
+		}
+	}
+	pod.Status.Phase = corev1.PodRunning
+	pod.ResourceVersion = s.Bump()
+}
+
+// containerMessages are the Created and Started texts of the kubelet's
+// version: the container name follows a colon from 1.30 (verify the exact
+// release), and since 1.35 (kubernetes PR #134043) the name is left out
+// because kubectl prints the event's field path before the message.
+func containerMessages(v version.Version, name string) (created, started string) {
+	switch {
+	case v.AtLeast(35, 0):
+		return "Created container", "Started container"
+	case v.AtLeast(30, 0):
+		return "Created container: " + name, "Started container " + name
+	default:
+		return "Created container " + name, "Started container " + name
+	}
+}
+
+func markReady(s *cluster.State, pod *corev1.Pod) {
+	for i := range pod.Status.ContainerStatuses {
+		pod.Status.ContainerStatuses[i].Ready = true
+	}
+	setConditions(pod, s.Now,
+		corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue},
+		corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionTrue})
+	pod.ResourceVersion = s.Bump()
+	// A pod turning ready matters to the workload controllers, not the scheduler.
+}
+
+// setConditions upserts kubelet-owned conditions, keeping the transition time
+// of a condition whose status does not change, in the kubelet's order.
+func setConditions(pod *corev1.Pod, now time.Time, conds ...corev1.PodCondition) {
+	for _, c := range conds {
+		old := controllerutil.GetPodCondition(&pod.Status, c.Type)
+		if old != nil && old.Status == c.Status {
+			c.LastTransitionTime = old.LastTransitionTime
+		} else {
+			c.LastTransitionTime = metav1.NewTime(now)
+		}
+		if old != nil {
+			*old = c
+		} else {
+			pod.Status.Conditions = append(pod.Status.Conditions, c)
+		}
+	}
+	order := map[corev1.PodConditionType]int{
+		corev1.PodReadyToStartContainers: 0, corev1.PodInitialized: 1, corev1.PodReady: 2,
+		corev1.ContainersReady: 3, corev1.PodScheduled: 4,
+	}
+	rank := func(t corev1.PodConditionType) int {
+		if r, ok := order[t]; ok {
+			return r
+		}
+		return len(order)
+	}
+	sort.SliceStable(pod.Status.Conditions, func(i, j int) bool {
+		return rank(pod.Status.Conditions[i].Type) < rank(pod.Status.Conditions[j].Type)
+	})
+}
+
+func runningSince(pod *corev1.Pod) time.Time {
+	var t time.Time
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.State.Running != nil && cs.State.Running.StartedAt.After(t) {
+			t = cs.State.Running.StartedAt.Time
+		}
+	}
+	return t
+}
+
+// readinessDelay is the longest readinessProbe.initialDelaySeconds of the
+// pod's containers: the first probe is taken to succeed.
+func readinessDelay(pod *corev1.Pod) time.Duration {
+	var d time.Duration
+	for _, c := range pod.Spec.Containers {
+		if c.ReadinessProbe != nil {
+			d = max(d, time.Duration(c.ReadinessProbe.InitialDelaySeconds)*time.Second)
+		}
+	}
+	return d
+}
+
+// pullDelay is ImagePullDelay when any container must pull its image.
+func pullDelay(pod *corev1.Pod, node *corev1.Node) time.Duration {
+	for _, c := range pod.Spec.Containers {
+		if needsPull(c, node) {
+			return ImagePullDelay
+		}
+	}
+	return 0
+}
+
+// needsPull: Always pulls; IfNotPresent pulls unless the node lists the image.
+func needsPull(c corev1.Container, node *corev1.Node) bool {
+	if c.ImagePullPolicy == corev1.PullAlways {
+		return true
+	}
+	if c.ImagePullPolicy == corev1.PullNever {
+		return false
+	}
+	want := normalizeImage(c.Image)
+	for _, img := range node.Status.Images {
+		for _, n := range img.Names {
+			if n == c.Image || n == want {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func podRef(pod *corev1.Pod, container string) corev1.ObjectReference {
+	ref := cluster.Regarding("Pod", "v1", pod)
+	if container != "" {
+		ref.FieldPath = fmt.Sprintf("spec.containers{%s}", container)
+	}
+	return ref
+}
+
+func nodeInternalIP(node *corev1.Node) string {
+	for _, a := range node.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			return a.Address
+		}
+	}
+	return ""
+}
+
+// normalizeImage is how containerd reports an image: short Docker Hub names
+// gain docker.io/library/ and a missing tag becomes :latest.
+func normalizeImage(image string) string {
+	name := image
+	first, _, hasSlash := strings.Cut(name, "/")
+	if !hasSlash {
+		name = "docker.io/library/" + name
+	} else if !strings.ContainsAny(first, ".:") && first != "localhost" {
+		name = "docker.io/" + name
+	}
+	last := name[strings.LastIndex(name, "/")+1:]
+	if !strings.ContainsAny(last, ":@") {
+		name += ":latest"
+	}
+	return name
+}
+
+// imageID is a stable made-up digest reference for an image.
+func imageID(image string) string {
+	repo := normalizeImage(image)
+	if i := strings.LastIndex(repo, "@"); i >= 0 {
+		return repo
+	}
+	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+		repo = repo[:i]
+	}
+	h := fnv.New64a()
+	h.Write([]byte(image))
+	sum := h.Sum64()
+	return fmt.Sprintf("%s@sha256:%016x%016x%016x%016x", repo, sum, sum^0x9e3779b97f4a7c15, sum*31, sum^0xbf58476d1ce4e5b9)
+}
+
+// imageSize is a stable made-up size (10–110 MB) for the Pulled event; berth
+// has no registry to ask.
+func imageSize(image string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(image))
+	return 10_000_000 + int64(h.Sum32()%100_000_000)
+}
+
+func hex64(s *cluster.State) string {
+	return fmt.Sprintf("%016x%016x%016x%016x", s.Rand.Uint64(), s.Rand.Uint64(), s.Rand.Uint64(), s.Rand.Uint64())
+}
+
+// fallbackPodIP hands out the lowest free address of 10.244.0.0/16.
+func fallbackPodIP(s *cluster.State, _ *corev1.Node) (string, error) {
+	used := map[string]bool{}
+	for _, k := range cluster.SortedKeys(s.Pods) {
+		used[s.Pods[k].Status.PodIP] = true
+	}
+	ip := netip.MustParseAddr("10.244.0.2")
+	for used[ip.String()] {
+		ip = ip.Next()
+	}
+	return ip.String(), nil
+}

@@ -1,0 +1,279 @@
+// Package replicaset is the ReplicaSet controller (pkg/controller/replicaset):
+// it keeps spec.replicas active pods for each ReplicaSet, creating them from
+// the template through the API server's admission and deleting the extra
+// ones in upstream's scale-down order, and reports status.
+package replicaset
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/berth-sim/berth/internal/admission"
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/controllerutil"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Name is the controller's name and its events' source component.
+const Name = "replicaset-controller"
+
+// BurstReplicas caps the pods created or deleted in one sync, as upstream.
+const BurstReplicas = 500
+
+// Event reasons (pkg/controller/replicaset/replica_set.go).
+const (
+	SuccessfulCreateReason = "SuccessfulCreate"
+	SuccessfulDeleteReason = "SuccessfulDelete"
+	FailedCreateReason     = "FailedCreate"
+)
+
+var source = cluster.EventSource{Component: Name}
+
+// Controller implements sim.Controller.
+type Controller struct{}
+
+// New returns the ReplicaSet controller.
+func New() *Controller { return &Controller{} }
+
+// Name implements sim.Controller.
+func (c *Controller) Name() string { return Name }
+
+// Sync reconciles every ReplicaSet, in key order.
+func (c *Controller) Sync(s *cluster.State) (bool, error) {
+	changed := false
+	for _, key := range cluster.SortedKeys(s.ReplicaSets) {
+		rs := s.ReplicaSets[key]
+		if rs.DeletionTimestamp != nil {
+			continue
+		}
+		ch, err := syncReplicaSet(s, rs)
+		if err != nil {
+			return changed, fmt.Errorf("replicaset %s: %w", key, err)
+		}
+		changed = changed || ch
+	}
+	return changed, nil
+}
+
+func syncReplicaSet(s *cluster.State, rs *appsv1.ReplicaSet) (bool, error) {
+	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	if err != nil {
+		return false, err
+	}
+	changed := claimPods(s, rs, selector)
+	pods := ActivePods(s, rs)
+	var manageErr error
+	want := int(ptrValue(rs.Spec.Replicas, 1))
+	diff := len(pods) - want
+	switch {
+	case diff < 0 && rejectedNow(s, rs):
+		// A pod of this set was rejected by its kubelet in this very instant
+		// (a template pinned to a node that cannot run it). Upstream would
+		// replace it at once, again and again; berth replaces it once per
+		// RejectionBackoff, and only under `advance`, so a sync terminates.
+		controllerutil.AddTimerOnce(s, cluster.Timer{At: s.Now.Add(RejectionBackoff), Owner: Name, Object: cluster.Key(rs.Namespace, rs.Name)})
+	case diff < 0:
+		created, err := createPods(s, rs, min(-diff, BurstReplicas))
+		changed = changed || created > 0
+		manageErr = err
+	case diff > 0:
+		related := relatedPods(s, rs)
+		for _, p := range controllerutil.PodsToDelete(pods, related, min(diff, BurstReplicas), s.Now) {
+			controllerutil.DeletePod(s, p)
+			s.Record(source, regarding(rs), corev1.EventTypeNormal, SuccessfulDeleteReason, "Deleted pod: "+p.Name)
+			changed = true
+		}
+	}
+	if updateStatus(s, rs, selector, manageErr) {
+		changed = true
+	}
+	return changed, nil
+}
+
+// RejectionBackoff spaces out replacements of pods the kubelet rejected.
+const RejectionBackoff = time.Second
+
+// rejectedNow reports whether a pod of rs failed admission at the current instant.
+func rejectedNow(s *cluster.State, rs *appsv1.ReplicaSet) bool {
+	for _, k := range cluster.SortedKeys(s.Pods) {
+		p := s.Pods[k]
+		if p.Namespace == rs.Namespace && p.Status.Phase == corev1.PodFailed && p.CreationTimestamp.Time.Equal(s.Now) &&
+			controllerutil.IsControlledBy(p, string(rs.UID)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ActivePods returns the active pods the ReplicaSet controls, in key order.
+func ActivePods(s *cluster.State, rs *appsv1.ReplicaSet) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, k := range cluster.SortedKeys(s.Pods) {
+		p := s.Pods[k]
+		if p.Namespace == rs.Namespace && controllerutil.IsControlledBy(p, string(rs.UID)) && controllerutil.IsPodActive(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// claimPods adopts orphan pods matching the selector and releases controlled
+// pods that no longer match, as the ControllerRefManager does.
+func claimPods(s *cluster.State, rs *appsv1.ReplicaSet, selector labels.Selector) bool {
+	changed := false
+	for _, k := range cluster.SortedKeys(s.Pods) {
+		p := s.Pods[k]
+		if p.Namespace != rs.Namespace || p.DeletionTimestamp != nil {
+			continue
+		}
+		ref := metav1.GetControllerOf(p)
+		matches := selector.Matches(labels.Set(p.Labels))
+		switch {
+		case ref == nil && matches && controllerutil.IsPodActive(p):
+			p.OwnerReferences = append(p.OwnerReferences, controllerutil.NewControllerRef(rs, "apps/v1", "ReplicaSet"))
+			p.ResourceVersion = s.Bump()
+			changed = true
+		case ref != nil && ref.UID == rs.UID && !matches:
+			kept := p.OwnerReferences[:0]
+			for _, r := range p.OwnerReferences {
+				if r.UID != rs.UID {
+					kept = append(kept, r)
+				}
+			}
+			p.OwnerReferences = kept
+			p.ResourceVersion = s.Bump()
+			changed = true
+		}
+	}
+	return changed
+}
+
+// relatedPods are the pods of every ReplicaSet with the same controller as
+// rs (the other revisions of a Deployment), used to spot doubled-up nodes.
+func relatedPods(s *cluster.State, rs *appsv1.ReplicaSet) []*corev1.Pod {
+	owner := metav1.GetControllerOf(rs)
+	if owner == nil {
+		return ActivePods(s, rs)
+	}
+	var out []*corev1.Pod
+	for _, k := range cluster.SortedKeys(s.ReplicaSets) {
+		other := s.ReplicaSets[k]
+		if other.Namespace == rs.Namespace && controllerutil.IsControlledBy(other, string(owner.UID)) {
+			out = append(out, ActivePods(s, other)...)
+		}
+	}
+	return out
+}
+
+// PodFromTemplate builds a pod for the ReplicaSet (GetPodFromTemplate).
+func PodFromTemplate(rs *appsv1.ReplicaSet) *corev1.Pod {
+	t := rs.Spec.Template.DeepCopy()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:       rs.Namespace,
+			GenerateName:    rs.Name + "-",
+			Labels:          t.Labels,
+			Annotations:     t.Annotations,
+			Finalizers:      t.Finalizers,
+			OwnerReferences: []metav1.OwnerReference{controllerutil.NewControllerRef(rs, "apps/v1", "ReplicaSet")},
+		},
+		Spec: t.Spec,
+	}
+	return pod
+}
+
+func createPods(s *cluster.State, rs *appsv1.ReplicaSet, n int) (int, error) {
+	for i := 0; i < n; i++ {
+		pod := PodFromTemplate(rs)
+		if err := admission.CreatePod(s, pod); err != nil {
+			// Record a failure once per distinct message; the controller keeps
+			// retrying on later syncs (upstream retries with backoff).
+			if c := replicaFailure(rs); c == nil || c.Message != err.Error() {
+				s.Record(source, regarding(rs), corev1.EventTypeWarning, FailedCreateReason, "Error creating: "+err.Error())
+			}
+			return i, err
+		}
+		s.Record(source, regarding(rs), corev1.EventTypeNormal, SuccessfulCreateReason, "Created pod: "+pod.Name)
+	}
+	return n, nil
+}
+
+func replicaFailure(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetCondition {
+	for i := range rs.Status.Conditions {
+		if rs.Status.Conditions[i].Type == appsv1.ReplicaSetReplicaFailure {
+			return &rs.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// updateStatus recomputes status (calculateStatus) and writes it if it changed.
+func updateStatus(s *cluster.State, rs *appsv1.ReplicaSet, selector labels.Selector, manageErr error) bool {
+	pods := ActivePods(s, rs)
+	templateLabels := labels.Set(rs.Spec.Template.Labels).AsSelectorPreValidated()
+	st := rs.Status.DeepCopy()
+	st.Replicas = int32(len(pods))
+	st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
+	var nextAvailable time.Time
+	for _, p := range pods {
+		if templateLabels.Matches(labels.Set(p.Labels)) {
+			st.FullyLabeledReplicas++
+		}
+		if controllerutil.IsPodReady(p) {
+			st.ReadyReplicas++
+			if controllerutil.IsPodAvailable(p, rs.Spec.MinReadySeconds, s.Now) {
+				st.AvailableReplicas++
+			} else if at := controllerutil.AvailableAt(p, rs.Spec.MinReadySeconds); nextAvailable.IsZero() || at.Before(nextAvailable) {
+				nextAvailable = at
+			}
+		}
+	}
+	st.ObservedGeneration = rs.Generation
+	switch {
+	case manageErr != nil:
+		if c := replicaFailure(rs); c == nil || c.Message != manageErr.Error() {
+			st.Conditions = removeFailure(st.Conditions)
+			st.Conditions = append(st.Conditions, appsv1.ReplicaSetCondition{
+				Type: appsv1.ReplicaSetReplicaFailure, Status: corev1.ConditionTrue,
+				LastTransitionTime: metav1.NewTime(s.Now), Reason: FailedCreateReason, Message: manageErr.Error(),
+			})
+		}
+	default:
+		st.Conditions = removeFailure(st.Conditions)
+	}
+	if !nextAvailable.IsZero() {
+		// Available is "ready for longer than minReadySeconds": look just after.
+		controllerutil.AddTimerOnce(s, cluster.Timer{At: nextAvailable.Add(time.Second), Owner: Name, Object: cluster.Key(rs.Namespace, rs.Name), Settling: true})
+	}
+	if apiequality.Semantic.DeepEqual(*st, rs.Status) {
+		return false
+	}
+	rs.Status = *st
+	rs.ResourceVersion = s.Bump()
+	return true
+}
+
+func removeFailure(cs []appsv1.ReplicaSetCondition) []appsv1.ReplicaSetCondition {
+	var out []appsv1.ReplicaSetCondition
+	for _, c := range cs {
+		if c.Type != appsv1.ReplicaSetReplicaFailure {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func regarding(rs *appsv1.ReplicaSet) corev1.ObjectReference {
+	return cluster.Regarding("ReplicaSet", "apps/v1", rs)
+}
+
+func ptrValue(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}

@@ -1,0 +1,254 @@
+package scheduler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
+)
+
+// ErrNoNodesAvailable is the whole message when the cluster has no node.
+var ErrNoNodesAvailable = errors.New("no nodes available to schedule pods")
+
+// Percentage and minimum of nodes to find feasible before scoring (spec §4.8).
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// NumFeasibleNodesToFind is how many feasible nodes the scheduler looks for
+// in a cluster of n nodes with the adaptive default percentage.
+func NumFeasibleNodesToFind(n int) int {
+	if n < minFeasibleNodesToFind {
+		return n
+	}
+	pct := 50 - n/125
+	if pct < minFeasibleNodesPercentageToFind {
+		pct = minFeasibleNodesPercentageToFind
+	}
+	k := n * pct / 100
+	if k < minFeasibleNodesToFind {
+		return minFeasibleNodesToFind
+	}
+	return k
+}
+
+// Diagnosis is the record of one scheduling attempt, per node and per
+// plugin, for explanations.
+type Diagnosis struct {
+	NumAllNodes int
+	// NodeToStatus holds each examined node's rejecting status (Status.Plugin
+	// names the plugin); nodes not listed got Absent (nil: they were not
+	// examined because enough feasible nodes were found). After a successful
+	// attempt it, Feasible, Scores and Totals are only kept with RecordScores.
+	NodeToStatus framework.NodeToStatus
+	// PreFilterStatus is set when PreFilter rejected the pod for all nodes.
+	PreFilterStatus *framework.Status
+	// NarrowingPlugins returned a PreFilterResult limiting the nodes.
+	NarrowingPlugins []string
+	PostFilterStatus *framework.Status
+	// Feasible lists the feasible nodes found, in search order; Scores the
+	// per-plugin normalized scores over them and Totals the weighted sums.
+	Feasible []string
+	Scores   map[string]framework.NodeScoreList
+	Totals   []int64
+	// SelectedNode is the chosen node ("" on failure); Message the failure text.
+	SelectedNode string
+	Message      string
+}
+
+type rejection struct {
+	node   string
+	status *framework.Status
+}
+
+// cycleResult is what one attempt decided.
+type cycleResult struct {
+	node string
+	// status is the rejection (Unschedulable/U&U) or error; nil on success.
+	status *framework.Status
+	diag   *Diagnosis
+}
+
+// podSignature identifies the pod fields the static filters read.
+func podSignature(pod *v1.Pod) string {
+	var na *v1.NodeAffinity
+	if pod.Spec.Affinity != nil {
+		na = pod.Spec.Affinity.NodeAffinity
+	}
+	b, err := json.Marshal(struct {
+		N string
+		S map[string]string
+		A *v1.NodeAffinity
+		T []v1.Toleration
+	}{pod.Spec.NodeName, pod.Spec.NodeSelector, na, pod.Spec.Tolerations})
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// scheduleOne runs one scheduling cycle for pod against the snapshot (spec §2).
+func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleResult {
+	fw, snap := sc.fw, sc.handle.snap
+	allNodes := snap.nodes
+	diag := &Diagnosis{NumAllNodes: len(allNodes), NodeToStatus: framework.NodeToStatus{Statuses: map[string]*framework.Status{}}}
+	res := cycleResult{diag: diag}
+	if len(allNodes) == 0 {
+		res.status = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrNoNodesAvailable.Error())
+		diag.Message = ErrNoNodesAvailable.Error()
+		return res
+	}
+	state := framework.NewCycleState()
+	pre, st, narrowing := fw.runPreFilterPlugins(state, pi, allNodes)
+	diag.NarrowingPlugins = narrowing
+	if !st.IsSuccess() {
+		if !st.IsRejected() {
+			res.status = st
+			diag.Message = st.Message()
+			return res
+		}
+		diag.PreFilterStatus = st
+		diag.NodeToStatus.Absent = st
+		return sc.fail(state, pi, res, &helper.FitError{NumAllNodes: len(allNodes), PreFilterMsg: st.Message(), NodeToStatus: diag.NodeToStatus})
+	}
+
+	nodes := allNodes
+	if !pre.AllNodes() {
+		// Keep node-tree order (upstream iterates a map here, so any order is faithful).
+		nodes = make([]*framework.NodeInfo, 0, len(pre.NodeNames))
+		for _, ni := range allNodes {
+			if _, ok := pre.NodeNames[ni.Name()]; ok {
+				nodes = append(nodes, ni)
+			}
+		}
+		diag.NodeToStatus.Absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", narrowing))
+	}
+
+	feasible, err := sc.findFeasible(s, state, pi, nodes, diag)
+	if err != nil {
+		res.status = err
+		diag.Message = err.Message()
+		return res
+	}
+	if len(feasible) == 0 || sc.RecordScores {
+		for _, r := range sc.rejected {
+			diag.NodeToStatus.Statuses[r.node] = r.status
+		}
+	}
+	if len(feasible) == 0 {
+		return sc.fail(state, pi, res, &helper.FitError{NumAllNodes: len(allNodes), NodeToStatus: diag.NodeToStatus})
+	}
+	if sc.RecordScores {
+		for _, ni := range feasible {
+			diag.Feasible = append(diag.Feasible, ni.Name())
+		}
+	}
+	if len(feasible) == 1 {
+		res.node = feasible[0].Name()
+		diag.SelectedNode = res.node
+		return res
+	}
+	totals, perPlugin, sst := fw.runScorePlugins(state, pi, feasible, sc.RecordScores)
+	if !sst.IsSuccess() {
+		res.status = sst
+		diag.Message = sst.Message()
+		return res
+	}
+	if sc.RecordScores {
+		diag.Scores, diag.Totals = perPlugin, totals
+	}
+	res.node = selectHost(s, feasible, totals)
+	diag.SelectedNode = res.node
+	return res
+}
+
+// findFeasible filters nodes starting at NextStartNodeIndex until enough
+// feasible nodes are found, recording every rejection in diag.
+func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState, pi *framework.PodInfo, nodes []*framework.NodeInfo, diag *Diagnosis) ([]*framework.NodeInfo, *framework.Status) {
+	n := len(nodes)
+	sc.rejected = sc.rejected[:0]
+	if n == 0 {
+		return nil, nil
+	}
+	want := NumFeasibleNodesToFind(n)
+	cache := sc.staticCache(pi.Pod)
+	skip := sc.fw.filterSkips(state)
+	// Positions index the static cache only when nodes is the whole snapshot.
+	whole := n == len(sc.handle.snap.nodes)
+	feasible := make([]*framework.NodeInfo, 0, min(want, n))
+	start := s.Scheduler.NextStartNodeIndex
+	processed := 0
+	for i := 0; i < n && len(feasible) < want; i++ {
+		idx := (start + i) % n
+		ni := nodes[idx]
+		processed++
+		pos := -1
+		if whole {
+			pos = idx
+		}
+		st := sc.fw.runFilterPlugins(state, pi, ni, skip, cache, pos)
+		if st.IsSuccess() {
+			feasible = append(feasible, ni)
+			continue
+		}
+		if !st.IsRejected() {
+			return nil, st
+		}
+		sc.rejected = append(sc.rejected, rejection{ni.Node.Name, st})
+	}
+	s.Scheduler.NextStartNodeIndex = (start + processed) % n
+	return feasible, nil
+}
+
+// staticCache returns the verdict cache for pod's template.
+func (sc *Scheduler) staticCache(pod *v1.Pod) *staticVerdicts {
+	if sc.fw.staticFilters == 0 {
+		return nil
+	}
+	sig := podSignature(pod)
+	c, ok := sc.static[sig]
+	if !ok {
+		c = newStaticVerdicts(len(sc.handle.snap.nodes))
+		sc.static[sig] = c
+	}
+	return c
+}
+
+// fail runs PostFilter and renders the FailedScheduling message.
+func (sc *Scheduler) fail(state *framework.CycleState, pi *framework.PodInfo, res cycleResult, fe *helper.FitError) cycleResult {
+	_, pst := sc.fw.runPostFilterPlugins(state, pi, fe.NodeToStatus)
+	res.diag.PostFilterStatus = pst
+	fe.PostFilterMsg = pst.Message()
+	res.diag.Message = fe.Error()
+	code := framework.Unschedulable
+	if res.diag.PreFilterStatus != nil {
+		code = res.diag.PreFilterStatus.Code()
+	}
+	res.status = framework.NewStatus(code, res.diag.Message)
+	return res
+}
+
+// selectHost picks uniformly at random among the nodes with the top total
+// (reservoir sampling over the seeded source; no draw without a tie).
+func selectHost(s *cluster.State, nodes []*framework.NodeInfo, totals []int64) string {
+	best, count := 0, 1
+	for i := 1; i < len(nodes); i++ {
+		switch {
+		case totals[i] > totals[best]:
+			best, count = i, 1
+		case totals[i] == totals[best]:
+			count++
+			if s.Rand.Intn(count) == 0 {
+				best = i
+			}
+		}
+	}
+	return nodes[best].Name()
+}

@@ -1,0 +1,71 @@
+package helper
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+)
+
+// NoNodeAvailableMsg opens every FailedScheduling message.
+const NoNodeAvailableMsg = "0/%v nodes are available"
+
+// FitError describes why no node fits a pod, the way kube-scheduler prints it.
+type FitError struct {
+	NumAllNodes int
+	// PreFilterMsg is set when the pod was rejected before Filter; it replaces
+	// the per-node histogram.
+	PreFilterMsg string
+	// NodeToStatus holds the nodes that got an explicit status; every other
+	// node of NumAllNodes counts with the Absent status.
+	NodeToStatus framework.NodeToStatus
+	// PostFilterMsg is appended after a space, without a closing period.
+	PostFilterMsg string
+}
+
+// Error renders "0/N nodes are available: <count> <reason>, ... . <postfilter>".
+func (f *FitError) Error() string {
+	msg := fmt.Sprintf(NoNodeAvailableMsg+":", f.NumAllNodes)
+	if f.PreFilterMsg != "" {
+		msg += " " + f.PreFilterMsg + "."
+	} else if list := f.histogram(); len(list) > 0 {
+		msg += " " + strings.Join(list, ", ") + "."
+	}
+	if f.PostFilterMsg != "" {
+		msg += " " + f.PostFilterMsg
+	}
+	return msg
+}
+
+// histogram counts reasons over nodes; the "<count> <reason>" strings are
+// sorted byte-wise, so "10 ..." sorts before "2 ...", exactly as upstream.
+func (f *FitError) histogram() []string {
+	counts := map[string]int{}
+	explicit := 0
+	for _, st := range f.NodeToStatus.Statuses {
+		explicit++
+		for _, r := range st.Reasons() {
+			counts[r]++
+		}
+	}
+	if rest := f.NumAllNodes - explicit; rest > 0 && f.NodeToStatus.Absent != nil {
+		for _, r := range f.NodeToStatus.Absent.Reasons() {
+			counts[r] += rest
+		}
+	}
+	list := make([]string, 0, len(counts))
+	for r, n := range counts {
+		list = append(list, fmt.Sprintf("%v %v", n, r))
+	}
+	sort.Strings(list)
+	return list
+}
+
+// StatusOf returns the status a node got: its explicit one or the absent one.
+func StatusOf(m framework.NodeToStatus, node string) *framework.Status {
+	if st, ok := m.Statuses[node]; ok {
+		return st
+	}
+	return m.Absent
+}

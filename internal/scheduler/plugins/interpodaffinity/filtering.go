@@ -1,0 +1,315 @@
+package interpodaffinity
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
+)
+
+// Filter reasons, byte-exact with upstream.
+const (
+	ErrReasonExistingAntiAffinityRulesNotMatch = "node(s) didn't satisfy existing pods anti-affinity rules"
+	ErrReasonAffinityRulesNotMatch             = "node(s) didn't match pod affinity rules"
+	ErrReasonAntiAffinityRulesNotMatch         = "node(s) didn't match pod anti-affinity rules"
+)
+
+const preFilterStateKey framework.StateKey = "PreFilter" + Name
+
+// topologyCounts counts matching pods per topology domain. Entries that drop
+// to zero are deleted, so len() says whether anything matched anywhere.
+type topologyCounts map[topologyPair]int64
+
+func (m topologyCounts) clone() topologyCounts {
+	c := make(topologyCounts, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+func (m topologyCounts) update(node *v1.Node, key string, delta int64) {
+	value, ok := node.Labels[key]
+	if !ok {
+		return
+	}
+	p := topologyPair{key: key, value: value}
+	m[p] += delta
+	if m[p] == 0 {
+		delete(m, p)
+	}
+}
+
+// updateWithAffinityTerms counts pod in every term's domain, but only if pod
+// matches all the terms (required affinity terms are ANDed).
+func (m topologyCounts) updateWithAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, delta int64) {
+	if podMatchesAllTerms(terms, pod, nsLabels) {
+		for i := range terms {
+			m.update(node, terms[i].TopologyKey, delta)
+		}
+	}
+}
+
+// updateWithAntiAffinityTerms counts pod in the domain of each term it matches.
+func (m topologyCounts) updateWithAntiAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, delta int64) {
+	for i := range terms {
+		if terms[i].Matches(pod, nsLabels) {
+			m.update(node, terms[i].TopologyKey, delta)
+		}
+	}
+}
+
+// preFilterState is what Filter needs, computed once per cycle.
+type preFilterState struct {
+	// existingAntiAffinityCounts: domains where an existing pod's required
+	// anti-affinity term matches the incoming pod.
+	existingAntiAffinityCounts topologyCounts
+	// affinityCounts: domains holding pods that match all incoming required affinity terms.
+	affinityCounts topologyCounts
+	// antiAffinityCounts: domains holding pods that match an incoming required anti-affinity term.
+	antiAffinityCounts topologyCounts
+	// The incoming pod, its required terms with namespace selectors resolved,
+	// and its namespace's labels.
+	pod                  *v1.Pod
+	requiredAffinity     []framework.AffinityTerm
+	requiredAntiAffinity []framework.AffinityTerm
+	namespaceLabels      labels.Set
+}
+
+// Clone deep-copies the counts; the terms and pod are never mutated.
+func (s *preFilterState) Clone() framework.StateData {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.existingAntiAffinityCounts = s.existingAntiAffinityCounts.clone()
+	c.affinityCounts = s.affinityCounts.clone()
+	c.antiAffinityCounts = s.antiAffinityCounts.clone()
+	return &c
+}
+
+// updateWithPod adds (delta +1) or removes (-1) an existing pod on node.
+func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *v1.Node, delta int64) {
+	if s == nil || node == nil {
+		return
+	}
+	s.existingAntiAffinityCounts.updateWithAntiAffinityTerms(pi.RequiredAntiAffinityTerms, s.pod, s.namespaceLabels, node, delta)
+	// The incoming pod's terms carry resolved namespaces, so no labels are needed.
+	s.affinityCounts.updateWithAffinityTerms(s.requiredAffinity, pi.Pod, nil, node, delta)
+	s.antiAffinityCounts.updateWithAntiAffinityTerms(s.requiredAntiAffinity, pi.Pod, nil, node, delta)
+}
+
+// PreFilter counts, per topology domain, the existing pods relevant to the
+// incoming pod's required terms and the existing pods whose required
+// anti-affinity rejects it. It skips Filter when there is nothing to check.
+func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	if pi.ParseError != nil {
+		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %+v", pi.ParseError))
+	}
+	pod := pi.Pod
+	s := &preFilterState{
+		pod:                  pod,
+		requiredAffinity:     pl.resolveNamespaces(pi.RequiredAffinityTerms),
+		requiredAntiAffinity: pl.resolveNamespaces(pi.RequiredAntiAffinityTerms),
+		namespaceLabels:      pl.namespaceLabels(pod.Namespace),
+	}
+
+	pl.mu.Lock()
+	pl.countExisting(s, nodes)
+	pl.mu.Unlock()
+
+	if len(s.existingAntiAffinityCounts) == 0 && len(s.requiredAffinity) == 0 && len(s.requiredAntiAffinity) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	cs.Write(preFilterStateKey, s)
+	return nil, nil
+}
+
+// countExisting fills the three count maps. Pods and terms are looked at per
+// class (identical labels, identical terms), so a cycle costs one cache
+// check per node plus one selector evaluation per distinct class.
+func (pl *Plugin) countExisting(s *preFilterState, nodes []*framework.NodeInfo) {
+	pl.terms.beginCycle(len(nodes))
+	pl.classes.BeginCycle(len(nodes))
+
+	s.existingAntiAffinityCounts = make(topologyCounts)
+	termMatches := make([]int8, 0) // by term id: 0 unknown, 1 yes, 2 no
+	for _, ni := range pl.handle.HavePodsWithRequiredAntiAffinity() {
+		node := ni.Node
+		if node == nil {
+			continue
+		}
+		for _, tc := range pl.terms.counts(ni) {
+			if int(tc.term) >= len(termMatches) {
+				grown := make([]int8, len(pl.terms.terms))
+				copy(grown, termMatches)
+				termMatches = grown
+			}
+			if termMatches[tc.term] == 0 {
+				termMatches[tc.term] = 2
+				if pl.terms.terms[tc.term].Matches(s.pod, s.namespaceLabels) {
+					termMatches[tc.term] = 1
+				}
+			}
+			if termMatches[tc.term] == 1 {
+				s.existingAntiAffinityCounts.update(node, pl.terms.terms[tc.term].TopologyKey, int64(tc.count))
+			}
+		}
+	}
+
+	s.affinityCounts = make(topologyCounts)
+	s.antiAffinityCounts = make(topologyCounts)
+	if len(s.requiredAffinity) == 0 && len(s.requiredAntiAffinity) == 0 {
+		return
+	}
+	// The incoming pod's terms carry resolved namespaces: no labels needed.
+	matchesAll := helper.NewClassMemo(pl.classes, func(c *helper.PodClass) bool {
+		if len(s.requiredAffinity) == 0 {
+			return false
+		}
+		for i := range s.requiredAffinity {
+			if !termMatchesClass(&s.requiredAffinity[i], c, nil) {
+				return false
+			}
+		}
+		return true
+	})
+	anti := make([]*helper.ClassMemo, len(s.requiredAntiAffinity))
+	for i := range anti {
+		t := &s.requiredAntiAffinity[i]
+		anti[i] = helper.NewClassMemo(pl.classes, func(c *helper.PodClass) bool { return termMatchesClass(t, c, nil) })
+	}
+	for _, ni := range nodes {
+		node := ni.Node
+		if node == nil {
+			continue
+		}
+		for _, cc := range pl.classes.Counts(ni) {
+			if matchesAll.Has(cc.Class) {
+				for i := range s.requiredAffinity {
+					s.affinityCounts.update(node, s.requiredAffinity[i].TopologyKey, int64(cc.Count))
+				}
+			}
+			for i := range anti {
+				if anti[i].Has(cc.Class) {
+					s.antiAffinityCounts.update(node, s.requiredAntiAffinity[i].TopologyKey, int64(cc.Count))
+				}
+			}
+		}
+	}
+}
+
+// PreFilterExtensions implements framework.PreFilterPlugin.
+func (pl *Plugin) PreFilterExtensions() framework.PreFilterExtensions { return pl }
+
+// AddPod accounts a pod hypothetically placed on nodeInfo.
+func (pl *Plugin) AddPod(cs *framework.CycleState, _ *framework.PodInfo, podToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreFilterState(cs)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	s.updateWithPod(podToAdd, nodeInfo.Node, 1)
+	return nil
+}
+
+// RemovePod forgets a pod hypothetically removed from nodeInfo.
+func (pl *Plugin) RemovePod(cs *framework.CycleState, _ *framework.PodInfo, podToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreFilterState(cs)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	s.updateWithPod(podToRemove, nodeInfo.Node, -1)
+	return nil
+}
+
+func getPreFilterState(cs *framework.CycleState) (*preFilterState, error) {
+	d := cs.Read(preFilterStateKey)
+	if d == nil {
+		return nil, fmt.Errorf("error reading %q from cycleState: %w", preFilterStateKey, errNotFound)
+	}
+	s, ok := d.(*preFilterState)
+	if !ok {
+		return nil, fmt.Errorf("%+v  convert to interpodaffinity.state error", d)
+	}
+	return s, nil
+}
+
+var errNotFound = fmt.Errorf("not found")
+
+// Filter checks, in upstream order, the incoming pod's affinity, its
+// anti-affinity, and the existing pods' anti-affinity towards it.
+func (pl *Plugin) Filter(cs *framework.CycleState, _ *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreFilterState(cs)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	node := nodeInfo.Node
+	if !satisfyPodAffinity(s, node) {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
+	}
+	if !satisfyPodAntiAffinity(s, node) {
+		return framework.NewStatus(framework.Unschedulable, ErrReasonAntiAffinityRulesNotMatch)
+	}
+	if !satisfyExistingPodsAntiAffinity(s, node) {
+		return framework.NewStatus(framework.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch)
+	}
+	return nil
+}
+
+// satisfyPodAffinity: the node must carry every term's topology key and each
+// term's domain must already hold a matching pod. The first pod of a group
+// that selects itself passes when no matching pod exists anywhere.
+func satisfyPodAffinity(s *preFilterState, node *v1.Node) bool {
+	podsExist := true
+	for i := range s.requiredAffinity {
+		key := s.requiredAffinity[i].TopologyKey
+		value, ok := node.Labels[key]
+		if !ok {
+			return false
+		}
+		if s.affinityCounts[topologyPair{key: key, value: value}] <= 0 {
+			podsExist = false
+		}
+	}
+	if podsExist {
+		return true
+	}
+	return len(s.affinityCounts) == 0 && podMatchesAllTerms(s.requiredAffinity, s.pod, s.namespaceLabels)
+}
+
+// satisfyPodAntiAffinity: no term's domain on this node may hold a matching pod.
+func satisfyPodAntiAffinity(s *preFilterState, node *v1.Node) bool {
+	if len(s.antiAffinityCounts) == 0 {
+		return true
+	}
+	for i := range s.requiredAntiAffinity {
+		key := s.requiredAntiAffinity[i].TopologyKey
+		if value, ok := node.Labels[key]; ok && s.antiAffinityCounts[topologyPair{key: key, value: value}] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// satisfyExistingPodsAntiAffinity: no label of the node may be a domain where
+// an existing pod's anti-affinity rejects the incoming pod.
+func satisfyExistingPodsAntiAffinity(s *preFilterState, node *v1.Node) bool {
+	// Walk the smaller side; only existence matters, so order is irrelevant.
+	if len(s.existingAntiAffinityCounts) <= len(node.Labels) {
+		for p, n := range s.existingAntiAffinityCounts {
+			if v, ok := node.Labels[p.key]; ok && v == p.value && n > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for k, v := range node.Labels {
+		if s.existingAntiAffinityCounts[topologyPair{key: k, value: v}] > 0 {
+			return false
+		}
+	}
+	return true
+}

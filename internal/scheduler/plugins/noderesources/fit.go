@@ -1,0 +1,145 @@
+// Package noderesources holds NodeResourcesFit (does the pod's request fit the
+// node's free allocatable; LeastAllocated scoring) and
+// NodeResourcesBalancedAllocation (prefer nodes whose cpu and memory use stay even).
+package noderesources
+
+import (
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+)
+
+// FitName is NodeResourcesFit's name in the profile.
+const FitName = "NodeResourcesFit"
+
+// ErrReasonTooManyPods is the reason when the node's pod slots are used up.
+const ErrReasonTooManyPods = "Too many pods"
+
+const preFilterStateKey framework.StateKey = "PreFilter" + FitName
+
+// Fit is the NodeResourcesFit plugin with the default LeastAllocated strategy
+// over cpu and memory, weight 1 each.
+type Fit struct {
+	unresolvable bool
+}
+
+// NewFit builds the plugin; from 1.34 a request above the node's allocatable
+// is unresolvable (preemption cannot help).
+func NewFit(h framework.Handle) framework.Plugin {
+	return &Fit{unresolvable: h.Features().InsufficientUnresolvable}
+}
+
+func (*Fit) Name() string { return FitName }
+
+type preFilterState struct{ framework.Resource }
+
+func (s *preFilterState) Clone() framework.StateData { return s }
+
+// PreFilter records the pod's effective request.
+func (f *Fit) PreFilter(state *framework.CycleState, pod *framework.PodInfo, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	state.Write(preFilterStateKey, &preFilterState{pod.Requests})
+	return nil, nil
+}
+
+// PreFilterExtensions: the fit is read from the NodeInfo itself.
+func (f *Fit) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+
+// InsufficientResource is one reason the pod does not fit.
+type InsufficientResource struct {
+	ResourceName v1.ResourceName
+	Reason       string
+	Requested    int64
+	Used         int64
+	Capacity     int64
+	// Unresolvable: the request exceeds the node's whole allocatable.
+	Unresolvable bool
+}
+
+// Filter reports every insufficient resource of the node in one status.
+func (f *Fit) Filter(state *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	req := &pod.Requests
+	if s, ok := state.Read(preFilterStateKey).(*preFilterState); ok {
+		req = &s.Resource
+	}
+	insufficient := Fits(req, nodeInfo)
+	if len(insufficient) == 0 {
+		return nil
+	}
+	code := framework.Unschedulable
+	reasons := make([]string, 0, len(insufficient))
+	for _, r := range insufficient {
+		reasons = append(reasons, r.Reason)
+		if f.unresolvable && r.Unresolvable {
+			code = framework.UnschedulableAndUnresolvable
+		}
+	}
+	return framework.NewStatus(code, reasons...)
+}
+
+// Fits lists what does not fit: the pod count first, then cpu, memory,
+// ephemeral storage and scalar resources (sorted by name).
+func Fits(req *framework.Resource, nodeInfo *framework.NodeInfo) []InsufficientResource {
+	var out []InsufficientResource
+	alloc, used := &nodeInfo.Allocatable, &nodeInfo.Requested
+	if allowed := alloc.AllowedPodNumber; len(nodeInfo.Pods)+1 > allowed {
+		out = append(out, InsufficientResource{ResourceName: v1.ResourcePods, Reason: ErrReasonTooManyPods,
+			Requested: 1, Used: int64(len(nodeInfo.Pods)), Capacity: int64(allowed)})
+	}
+	if req.MilliCPU == 0 && req.Memory == 0 && req.EphemeralStorage == 0 && len(req.ScalarResources) == 0 {
+		return out
+	}
+	check := func(name v1.ResourceName, want, capacity, inUse int64) {
+		if want > 0 && want > capacity-inUse {
+			out = append(out, InsufficientResource{ResourceName: name, Reason: fmt.Sprintf("Insufficient %v", name),
+				Requested: want, Used: inUse, Capacity: capacity, Unresolvable: want > capacity})
+		}
+	}
+	check(v1.ResourceCPU, req.MilliCPU, alloc.MilliCPU, used.MilliCPU)
+	check(v1.ResourceMemory, req.Memory, alloc.Memory, used.Memory)
+	check(v1.ResourceEphemeralStorage, req.EphemeralStorage, alloc.EphemeralStorage, used.EphemeralStorage)
+	if len(req.ScalarResources) > 0 {
+		names := make([]string, 0, len(req.ScalarResources))
+		for n := range req.ScalarResources {
+			names = append(names, string(n))
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			rn := v1.ResourceName(n)
+			check(rn, req.ScalarResources[rn], alloc.ScalarResources[rn], used.ScalarResources[rn])
+		}
+	}
+	return out
+}
+
+// Score is LeastAllocated over cpu and memory with the non-zero request
+// defaults: the share of each resource left free, averaged.
+func (f *Fit) Score(_ *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	return leastAllocated(
+		[2]int64{nodeInfo.NonZeroRequested.MilliCPU + pod.NonZeroMilliCPU, nodeInfo.NonZeroRequested.Memory + pod.NonZeroMemory},
+		[2]int64{nodeInfo.Allocatable.MilliCPU, nodeInfo.Allocatable.Memory}), nil
+}
+
+// ScoreExtensions: LeastAllocated needs no normalization.
+func (f *Fit) ScoreExtensions() framework.ScoreExtensions { return nil }
+
+func leastAllocated(requested, allocatable [2]int64) int64 {
+	var score, weights int64
+	for i := range requested {
+		if allocatable[i] == 0 {
+			continue
+		}
+		var s int64
+		if requested[i] <= allocatable[i] {
+			s = (allocatable[i] - requested[i]) * framework.MaxNodeScore / allocatable[i]
+		}
+		score += s
+		weights++
+	}
+	if weights == 0 {
+		return 0
+	}
+	return score / weights
+}

@@ -1,0 +1,235 @@
+package podtopologyspread
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+)
+
+// Filter reasons, byte-exact with upstream.
+const (
+	ErrReasonConstraintsNotMatch = "node(s) didn't match pod topology spread constraints"
+	ErrReasonNodeLabelNotMatch   = ErrReasonConstraintsNotMatch + " (missing required label)"
+)
+
+const preFilterStateKey framework.StateKey = "PreFilter" + Name
+
+// criticalPaths tracks the two domains with the fewest matching pods; the
+// first one is the global minimum. Keeping two (not one) lets AddPod/RemovePod
+// update the minimum incrementally, as upstream does.
+type criticalPaths [2]struct {
+	TopologyValue string
+	MatchNum      int
+}
+
+func newCriticalPaths() *criticalPaths {
+	return &criticalPaths{{MatchNum: math.MaxInt32}, {MatchNum: math.MaxInt32}}
+}
+
+func (p *criticalPaths) update(value string, num int) {
+	i := -1
+	if value == p[0].TopologyValue {
+		i = 0
+	} else if value == p[1].TopologyValue {
+		i = 1
+	}
+	if i >= 0 {
+		p[i].MatchNum = num
+		if p[0].MatchNum > p[1].MatchNum {
+			p[0], p[1] = p[1], p[0]
+		}
+		return
+	}
+	if num < p[0].MatchNum {
+		p[1] = p[0]
+		p[0].TopologyValue, p[0].MatchNum = value, num
+	} else if num < p[1].MatchNum {
+		p[1].TopologyValue, p[1].MatchNum = value, num
+	}
+}
+
+// preFilterState holds, per DoNotSchedule constraint, the matching pod count
+// of every eligible domain and the critical paths.
+type preFilterState struct {
+	constraints       []constraint
+	criticalPaths     []*criticalPaths
+	tpValueToMatchNum []map[string]int
+}
+
+// Clone deep-copies counts and paths; constraints are never mutated.
+func (s *preFilterState) Clone() framework.StateData {
+	if s == nil {
+		return nil
+	}
+	c := &preFilterState{
+		constraints:       s.constraints,
+		criticalPaths:     make([]*criticalPaths, len(s.criticalPaths)),
+		tpValueToMatchNum: make([]map[string]int, len(s.tpValueToMatchNum)),
+	}
+	for i, p := range s.criticalPaths {
+		cp := *p
+		c.criticalPaths[i] = &cp
+	}
+	for i, m := range s.tpValueToMatchNum {
+		cm := make(map[string]int, len(m))
+		for k, v := range m {
+			cm[k] = v
+		}
+		c.tpValueToMatchNum[i] = cm
+	}
+	return c
+}
+
+// minMatchNum is the global minimum, or 0 while there are fewer eligible
+// domains than minDomains.
+func (s *preFilterState) minMatchNum(i int, minDomains int32) int {
+	if len(s.tpValueToMatchNum[i]) < int(minDomains) {
+		return 0
+	}
+	return s.criticalPaths[i][0].MatchNum
+}
+
+// updateWithPod adds (delta +1) or removes (-1) a pod on node in the counts.
+func (s *preFilterState) updateWithPod(updated, incoming *v1.Pod, node *v1.Node, delta int) {
+	if s == nil || node == nil || updated.Namespace != incoming.Namespace {
+		return
+	}
+	if !nodeHasAllKeys(node.Labels, s.constraints) {
+		return
+	}
+	required := nodeaffinity.GetRequiredNodeAffinity(incoming)
+	podLabels := labels.Set(updated.Labels)
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if !c.Selector.Matches(podLabels) || !c.matchNodeInclusionPolicies(incoming, node, required) {
+			continue
+		}
+		v := node.Labels[c.TopologyKey]
+		s.tpValueToMatchNum[i][v] += delta
+		s.criticalPaths[i].update(v, s.tpValueToMatchNum[i][v])
+	}
+}
+
+// PreFilter counts matching pods per domain for the pod's DoNotSchedule
+// constraints over all nodes that carry every topology key and pass the
+// constraint's inclusion policies. Skip when there are no such constraints.
+func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	pod := pi.Pod
+	constraints, err := pl.constraintsFor(pod, v1.DoNotSchedule)
+	if err != nil {
+		return nil, framework.AsStatus(fmt.Errorf("get constraints from pod: %w", err))
+	}
+	if len(constraints) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	s := &preFilterState{
+		constraints:       constraints,
+		criticalPaths:     make([]*criticalPaths, len(constraints)),
+		tpValueToMatchNum: make([]map[string]int, len(constraints)),
+	}
+	for i := range constraints {
+		s.tpValueToMatchNum[i] = make(map[string]int)
+	}
+	required := nodeaffinity.GetRequiredNodeAffinity(pod)
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	counter := pl.newCounter(constraints, pod.Namespace, len(nodes))
+	for _, ni := range nodes {
+		node := ni.Node
+		if node == nil || !nodeHasAllKeys(node.Labels, constraints) {
+			continue
+		}
+		for i := range constraints {
+			c := &constraints[i]
+			if !c.matchNodeInclusionPolicies(pod, node, required) {
+				continue
+			}
+			s.tpValueToMatchNum[i][node.Labels[c.TopologyKey]] += counter.count(i, ni)
+		}
+	}
+	for i, m := range s.tpValueToMatchNum {
+		s.criticalPaths[i] = newCriticalPaths()
+		// Sorted, so that ties between domains resolve the same way every run.
+		values := make([]string, 0, len(m))
+		for v := range m {
+			values = append(values, v)
+		}
+		sort.Strings(values)
+		for _, v := range values {
+			s.criticalPaths[i].update(v, m[v])
+		}
+	}
+	cs.Write(preFilterStateKey, s)
+	return nil, nil
+}
+
+// PreFilterExtensions implements framework.PreFilterPlugin.
+func (pl *Plugin) PreFilterExtensions() framework.PreFilterExtensions { return pl }
+
+// AddPod accounts a pod hypothetically placed on nodeInfo.
+func (pl *Plugin) AddPod(cs *framework.CycleState, podToSchedule, podToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreFilterState(cs)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	s.updateWithPod(podToAdd.Pod, podToSchedule.Pod, nodeInfo.Node, 1)
+	return nil
+}
+
+// RemovePod forgets a pod hypothetically removed from nodeInfo.
+func (pl *Plugin) RemovePod(cs *framework.CycleState, podToSchedule, podToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreFilterState(cs)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	s.updateWithPod(podToRemove.Pod, podToSchedule.Pod, nodeInfo.Node, -1)
+	return nil
+}
+
+func getPreFilterState(cs *framework.CycleState) (*preFilterState, error) {
+	d := cs.Read(preFilterStateKey)
+	if d == nil {
+		return nil, fmt.Errorf("reading %q from cycleState: not found", preFilterStateKey)
+	}
+	s, ok := d.(*preFilterState)
+	if !ok {
+		return nil, fmt.Errorf("%+v convert to podtopologyspread.preFilterState error", d)
+	}
+	return s, nil
+}
+
+// Filter rejects a node that lacks a topology key (unresolvable) or whose
+// domain would exceed maxSkew over the global minimum with the pod added.
+func (pl *Plugin) Filter(cs *framework.CycleState, pi *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreFilterState(cs)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	if len(s.constraints) == 0 {
+		return nil
+	}
+	node := nodeInfo.Node
+	podLabels := labels.Set(pi.Pod.Labels)
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		value, ok := node.Labels[c.TopologyKey]
+		if !ok {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+		}
+		self := 0
+		if c.Selector.Matches(podLabels) {
+			self = 1
+		}
+		skew := s.tpValueToMatchNum[i][value] + self - s.minMatchNum(i, c.MinDomains)
+		if skew > int(c.MaxSkew) {
+			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
+		}
+	}
+	return nil
+}

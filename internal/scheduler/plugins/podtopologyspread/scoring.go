@@ -1,0 +1,211 @@
+package podtopologyspread
+
+import (
+	"fmt"
+	"math"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+)
+
+const preScoreStateKey framework.StateKey = "PreScore" + Name
+
+// invalidScore marks ignored nodes between the min/max pass and the rewrite.
+const invalidScore = -1
+
+// preScoreState holds, per ScheduleAnyway constraint, the matching pod count
+// of each domain that some feasible node belongs to, and the domain weight.
+type preScoreState struct {
+	constraints []constraint
+	// ignoredNodes lack a topology key while every key is required; they score 0.
+	ignoredNodes sets.Set[string]
+	// topologyValueToPodCounts is indexed by constraint; hostname constraints
+	// stay empty because Score counts the node's own pods.
+	topologyValueToPodCounts []map[string]int64
+	// topologyNormalizingWeight is ln(domains+2), so that small topologies
+	// are not drowned by big ones.
+	topologyNormalizingWeight []float64
+}
+
+// Clone shares the state: Score only reads it.
+func (s *preScoreState) Clone() framework.StateData { return s }
+
+func topologyNormalizingWeight(size int) float64 {
+	return math.Log(float64(size + 2))
+}
+
+func scoreForCount(count int64, maxSkew int32, weight float64) float64 {
+	return float64(count)*weight + float64(maxSkew-1)
+}
+
+func (pl *Plugin) initPreScoreState(s *preScoreState, pod *v1.Pod, filtered []*framework.NodeInfo, requireAllTopologies bool) error {
+	var err error
+	s.constraints, err = pl.constraintsFor(pod, v1.ScheduleAnyway)
+	if err != nil {
+		return err
+	}
+	if len(s.constraints) == 0 {
+		return nil
+	}
+	s.topologyValueToPodCounts = make([]map[string]int64, len(s.constraints))
+	for i := range s.constraints {
+		s.topologyValueToPodCounts[i] = make(map[string]int64)
+	}
+	for _, ni := range filtered {
+		node := ni.Node
+		if requireAllTopologies && !nodeHasAllKeys(node.Labels, s.constraints) {
+			s.ignoredNodes.Insert(node.Name)
+			continue
+		}
+		for i := range s.constraints {
+			c := &s.constraints[i]
+			if c.TopologyKey == v1.LabelHostname {
+				continue
+			}
+			// A missing key yields the domain "" (only reachable with system defaults).
+			value := node.Labels[c.TopologyKey]
+			if _, ok := s.topologyValueToPodCounts[i][value]; !ok {
+				s.topologyValueToPodCounts[i][value] = 0
+			}
+		}
+	}
+	s.topologyNormalizingWeight = make([]float64, len(s.constraints))
+	for i := range s.constraints {
+		size := len(s.topologyValueToPodCounts[i])
+		if s.constraints[i].TopologyKey == v1.LabelHostname {
+			size = len(filtered) - s.ignoredNodes.Len()
+		}
+		s.topologyNormalizingWeight[i] = topologyNormalizingWeight(size)
+	}
+	return nil
+}
+
+// PreScore finds the domains of the feasible nodes and counts matching pods
+// in them across all nodes that pass the inclusion policies.
+func (pl *Plugin) PreScore(cs *framework.CycleState, pi *framework.PodInfo, filtered []*framework.NodeInfo) *framework.Status {
+	allNodes := pl.handle.Nodes()
+	if len(allNodes) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
+	pod := pi.Pod
+	s := &preScoreState{ignoredNodes: sets.New[string]()}
+	// Only the pod's own constraints (or non-system defaults) require every
+	// key, so that nodes without a zone still spread by hostname.
+	requireAllTopologies := len(pod.Spec.TopologySpreadConstraints) > 0 || !pl.systemDefaulted
+	if err := pl.initPreScoreState(s, pod, filtered, requireAllTopologies); err != nil {
+		return framework.AsStatus(fmt.Errorf("calculating preScoreState: %w", err))
+	}
+	if len(s.constraints) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
+	required := nodeaffinity.GetRequiredNodeAffinity(pod)
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	counter := pl.newCounter(s.constraints, pod.Namespace, len(allNodes))
+	for _, ni := range allNodes {
+		node := ni.Node
+		if node == nil {
+			continue
+		}
+		if requireAllTopologies && !nodeHasAllKeys(node.Labels, s.constraints) {
+			continue
+		}
+		for i := range s.constraints {
+			c := &s.constraints[i]
+			counts := s.topologyValueToPodCounts[i]
+			value := node.Labels[c.TopologyKey]
+			// Only domains of feasible nodes are counted (never hostname ones).
+			if _, ok := counts[value]; !ok {
+				continue
+			}
+			if !c.matchNodeInclusionPolicies(pod, node, required) {
+				continue
+			}
+			counts[value] += int64(counter.count(i, ni))
+		}
+	}
+	cs.Write(preScoreStateKey, s)
+	return nil
+}
+
+func getPreScoreState(cs *framework.CycleState) (*preScoreState, error) {
+	d := cs.Read(preScoreStateKey)
+	if d == nil {
+		return nil, fmt.Errorf("reading %q from cycleState: not found", preScoreStateKey)
+	}
+	s, ok := d.(*preScoreState)
+	if !ok {
+		return nil, fmt.Errorf("%+v convert to podtopologyspread.preScoreState error", d)
+	}
+	return s, nil
+}
+
+// Score is round(Σ count·weight + maxSkew−1) over the constraints whose key
+// the node carries; lower is better (NormalizeScore inverts it).
+func (pl *Plugin) Score(cs *framework.CycleState, pi *framework.PodInfo, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	s, err := getPreScoreState(cs)
+	if err != nil {
+		return 0, framework.AsStatus(err)
+	}
+	node := nodeInfo.Node
+	if s.ignoredNodes.Has(node.Name) {
+		return 0, nil
+	}
+	var score float64
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		value, ok := node.Labels[c.TopologyKey]
+		if !ok {
+			continue
+		}
+		var count int64
+		if c.TopologyKey == v1.LabelHostname {
+			count = int64(countPodsMatchSelector(nodeInfo.Pods, c.Selector, pi.Pod.Namespace))
+		} else {
+			count = s.topologyValueToPodCounts[i][value]
+		}
+		score += scoreForCount(count, c.MaxSkew, s.topologyNormalizingWeight[i])
+	}
+	return int64(math.Round(score)), nil
+}
+
+// ScoreExtensions implements framework.ScorePlugin.
+func (pl *Plugin) ScoreExtensions() framework.ScoreExtensions { return pl }
+
+// NormalizeScore gives ignored nodes 0 and the others
+// 100·(max+min−score)/max, or 100 when every score is 0.
+func (pl *Plugin) NormalizeScore(cs *framework.CycleState, _ *framework.PodInfo, scores framework.NodeScoreList) *framework.Status {
+	s, err := getPreScoreState(cs)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	var minScore int64 = math.MaxInt64
+	var maxScore int64
+	for i := range scores {
+		if s.ignoredNodes.Has(scores[i].Name) {
+			scores[i].Score = invalidScore
+			continue
+		}
+		if scores[i].Score < minScore {
+			minScore = scores[i].Score
+		}
+		if scores[i].Score > maxScore {
+			maxScore = scores[i].Score
+		}
+	}
+	for i := range scores {
+		if scores[i].Score == invalidScore {
+			scores[i].Score = 0
+			continue
+		}
+		if maxScore == 0 {
+			scores[i].Score = framework.MaxNodeScore
+			continue
+		}
+		scores[i].Score = framework.MaxNodeScore * (maxScore + minScore - scores[i].Score) / maxScore
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+)
+
+// staticVerdicts caches the verdict of the leading static Filter plugins for
+// one pod template, per node: by snapshot position, or by name for nodes
+// outside the snapshot list (preemption's copies). A nil status means passed.
+type staticVerdicts struct {
+	done   []bool
+	byPos  []*framework.Status
+	byName map[string]*framework.Status
+}
+
+func newStaticVerdicts(n int) *staticVerdicts {
+	return &staticVerdicts{done: make([]bool, n), byPos: make([]*framework.Status, n), byName: map[string]*framework.Status{}}
+}
+
+// runPreFilterPlugins runs PreFilter in order (spec §2): Skip disables the
+// plugin's Filter, U&U stops at once, Unschedulable is remembered (the last
+// one wins) while the rest still run, results are intersected. It returns
+// the merged result, the rejection if any, and the plugins that narrowed nodes.
+func (fw *Framework) runPreFilterPlugins(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status, []string) {
+	state.SkipFilterPlugins = map[string]struct{}{}
+	var result *framework.PreFilterResult
+	var rejection *framework.Status
+	var narrowing []string
+	for _, pl := range fw.preFilter {
+		r, s := pl.PreFilter(state, pod, nodes)
+		switch {
+		case s.IsSkip():
+			state.SkipFilterPlugins[pl.Name()] = struct{}{}
+			continue
+		case s.Code() == framework.UnschedulableAndUnresolvable:
+			return nil, s.WithPlugin(pl.Name()), narrowing
+		case s.Code() == framework.Unschedulable:
+			rejection = s.WithPlugin(pl.Name())
+			continue
+		case !s.IsSuccess():
+			return nil, framework.AsStatus(fmt.Errorf("running PreFilter plugin %q: %s", pl.Name(), s.Message())).WithPlugin(pl.Name()), narrowing
+		}
+		if r.AllNodes() {
+			continue
+		}
+		narrowing = append(narrowing, pl.Name())
+		result = mergePreFilterResults(result, r)
+		if len(result.NodeNames) == 0 {
+			sort.Strings(narrowing)
+			msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", narrowing)
+			if len(narrowing) == 1 {
+				msg = fmt.Sprintf("node(s) didn't satisfy plugin %v", narrowing[0])
+			}
+			return result, framework.NewStatus(framework.UnschedulableAndUnresolvable, msg), narrowing
+		}
+	}
+	sort.Strings(narrowing)
+	return result, rejection, narrowing
+}
+
+func mergePreFilterResults(a, b *framework.PreFilterResult) *framework.PreFilterResult {
+	if a.AllNodes() {
+		return b
+	}
+	out := &framework.PreFilterResult{NodeNames: map[string]struct{}{}}
+	for n := range a.NodeNames {
+		if _, ok := b.NodeNames[n]; ok {
+			out.NodeNames[n] = struct{}{}
+		}
+	}
+	return out
+}
+
+// runFilterPlugins runs Filter in order and stops at the first rejection,
+// whose status (tagged with the plugin) becomes the node's. With cache set,
+// the leading static plugins' verdict is taken from it.
+// pos is ni's position in the snapshot list, or -1.
+func (fw *Framework) runFilterPlugins(state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo, skip []bool, cache *staticVerdicts, pos int) *framework.Status {
+	if skip == nil {
+		skip = fw.filterSkips(state)
+	}
+	from := 0
+	if cache != nil && fw.staticFilters > 0 {
+		var st *framework.Status
+		if pos >= 0 && pos < len(cache.done) {
+			if cache.done[pos] {
+				st = cache.byPos[pos]
+			} else {
+				st = fw.runFilterRange(state, pod, ni, skip, 0, fw.staticFilters)
+				cache.done[pos], cache.byPos[pos] = true, st
+			}
+		} else {
+			var ok bool
+			if st, ok = cache.byName[ni.Name()]; !ok {
+				st = fw.runFilterRange(state, pod, ni, skip, 0, fw.staticFilters)
+				cache.byName[ni.Name()] = st
+			}
+		}
+		if st != nil {
+			return st
+		}
+		from = fw.staticFilters
+	}
+	return fw.runFilterRange(state, pod, ni, skip, from, len(fw.filter))
+}
+
+// filterSkips turns the cycle's skipped plugins into a flag per Filter plugin.
+func (fw *Framework) filterSkips(state *framework.CycleState) []bool {
+	skip := make([]bool, len(fw.filter))
+	for i, pl := range fw.filter {
+		_, skip[i] = state.SkipFilterPlugins[pl.Name()]
+	}
+	return skip
+}
+
+func (fw *Framework) runFilterRange(state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo, skip []bool, from, to int) *framework.Status {
+	for i := from; i < to; i++ {
+		if skip[i] {
+			continue
+		}
+		pl := fw.filter[i]
+		s := pl.Filter(state, pod, ni)
+		if s.IsSuccess() {
+			continue
+		}
+		if !s.IsRejected() {
+			return framework.AsStatus(fmt.Errorf("running %q filter plugin: %s", pl.Name(), s.Message())).WithPlugin(pl.Name())
+		}
+		return s.WithPlugin(pl.Name())
+	}
+	return nil
+}
+
+// runPreFilterExtensionRemovePod updates every active PreFilter state for a
+// pod removed from ni (preemption's what-if).
+func (fw *Framework) runPreFilterExtensionRemovePod(state *framework.CycleState, pod, removed *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	for _, pl := range fw.preFilter {
+		if _, skip := state.SkipFilterPlugins[pl.Name()]; skip {
+			continue
+		}
+		ext := pl.PreFilterExtensions()
+		if ext == nil {
+			continue
+		}
+		if s := ext.RemovePod(state, pod, removed, ni); !s.IsSuccess() {
+			return framework.AsStatus(fmt.Errorf("running RemovePod on PreFilter plugin %q: %s", pl.Name(), s.Message()))
+		}
+	}
+	return nil
+}
+
+// runPostFilterPlugins (spec §3.3): Success stops with no message, U&U or
+// Error stop with theirs, Unschedulable reasons are collected and joined.
+func (fw *Framework) runPostFilterPlugins(state *framework.CycleState, pod *framework.PodInfo, m framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
+	var reasons []string
+	var result *framework.PostFilterResult
+	for _, pl := range fw.postFilter {
+		r, s := pl.PostFilter(state, pod, m)
+		switch {
+		case s.IsSuccess():
+			return r, s
+		case s.Code() == framework.UnschedulableAndUnresolvable:
+			return r, s.WithPlugin(pl.Name())
+		case !s.IsRejected():
+			return nil, s.WithPlugin(pl.Name())
+		}
+		if r != nil {
+			result = r
+		}
+		reasons = append(reasons, s.Reasons()...)
+	}
+	return result, framework.NewStatus(framework.Unschedulable, reasons...)
+}
+
+// runScorePlugins runs PreScore, Score and NormalizeScore and returns the
+// weighted totals per node (same order as nodes). With keep set it also
+// returns each plugin's normalized scores; otherwise the buffers are reused
+// by the next cycle.
+func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, keep bool) ([]int64, map[string]framework.NodeScoreList, *framework.Status) {
+	state.SkipScorePlugins = map[string]struct{}{}
+	for _, pl := range fw.preScore {
+		s := pl.PreScore(state, pod, nodes)
+		if s.IsSkip() {
+			state.SkipScorePlugins[pl.Name()] = struct{}{}
+			continue
+		}
+		if !s.IsSuccess() {
+			return nil, nil, framework.AsStatus(fmt.Errorf("running PreScore plugin %q: %s", pl.Name(), s.Message()))
+		}
+	}
+	totals := make([]int64, len(nodes))
+	var perPlugin map[string]framework.NodeScoreList
+	if keep {
+		perPlugin = map[string]framework.NodeScoreList{}
+	}
+	for k, ws := range fw.score {
+		name := ws.plugin.Name()
+		if _, skip := state.SkipScorePlugins[name]; skip {
+			continue
+		}
+		scores := fw.scoreBuffer(k, len(nodes), keep)
+		for i, ni := range nodes {
+			v, s := ws.plugin.Score(state, pod, ni)
+			if !s.IsSuccess() {
+				return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugin %q: %s", name, s.Message()))
+			}
+			scores[i] = framework.NodeScore{Name: ni.Node.Name, Score: v}
+		}
+		if ext := ws.plugin.ScoreExtensions(); ext != nil {
+			if s := ext.NormalizeScore(state, pod, scores); !s.IsSuccess() {
+				return nil, nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugin %q: %s", name, s.Message()))
+			}
+		}
+		for i := range scores {
+			v := scores[i].Score
+			if v < framework.MinNodeScore || v > framework.MaxNodeScore {
+				return nil, nil, framework.AsStatus(fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
+					name, v, framework.MinNodeScore, framework.MaxNodeScore))
+			}
+			totals[i] += v * ws.weight
+		}
+		if keep {
+			perPlugin[name] = scores
+		}
+	}
+	if len(fw.score) == 0 {
+		for i := range totals {
+			totals[i] = 1
+		}
+	}
+	return totals, perPlugin, nil
+}
+
+// scoreBuffer returns a score list of length n for the k-th Score plugin,
+// reusing the previous cycle's unless the caller keeps it.
+func (fw *Framework) scoreBuffer(k, n int, keep bool) framework.NodeScoreList {
+	if keep {
+		return make(framework.NodeScoreList, n)
+	}
+	if fw.scratch == nil {
+		fw.scratch = make([]framework.NodeScoreList, len(fw.score))
+	}
+	if cap(fw.scratch[k]) < n {
+		fw.scratch[k] = make(framework.NodeScoreList, n)
+	}
+	return fw.scratch[k][:n]
+}

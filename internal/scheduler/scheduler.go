@@ -1,0 +1,342 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/sim"
+	"github.com/berth-sim/berth/internal/version"
+)
+
+// DefaultSchedulerName is the default profile's schedulerName and the
+// controller's name.
+const DefaultSchedulerName = v1.DefaultSchedulerName
+
+// Queue timing (spec §11).
+const (
+	initialBackoff         = time.Second
+	maxBackoff             = 10 * time.Second
+	maxInUnschedulablePods = 5 * time.Minute
+	// noteLengthLimit is the events API limit on a note.
+	noteLengthLimit = 1024
+)
+
+// Scheduler is kube-scheduler for one schedulerName as a sim.Controller.
+type Scheduler struct {
+	// RecordScores keeps per-node verdicts and scores of successful attempts
+	// in their Diagnosis too (failed attempts always keep their verdicts).
+	RecordScores bool
+
+	schedulerName string
+	// plugins overrides the default profile (tests); nil means DefaultPlugins.
+	plugins func(version.Features) []PluginSpec
+
+	kubeVersion string
+	features    version.Features
+	fw          *Framework
+	handle      *handle
+	static      map[string]*staticVerdicts
+	podInfos    map[string]cachedPodInfo
+	diagnoses   map[string]*Diagnosis
+	rejected    []rejection
+}
+
+type cachedPodInfo struct {
+	pod *v1.Pod
+	rv  string
+	pi  *framework.PodInfo
+}
+
+var _ sim.Controller = (*Scheduler)(nil)
+
+// New returns the default scheduler.
+func New() *Scheduler { return NewWithProfile(DefaultSchedulerName, nil) }
+
+// NewWithProfile returns a scheduler for schedulerName whose MultiPoint list
+// comes from plugins (nil: the default profile for the cluster's version).
+func NewWithProfile(schedulerName string, plugins func(version.Features) []PluginSpec) *Scheduler {
+	return &Scheduler{schedulerName: schedulerName, plugins: plugins,
+		podInfos: map[string]cachedPodInfo{}, diagnoses: map[string]*Diagnosis{}}
+}
+
+// Name is the controller's name, which is also the events' reporting component.
+func (sc *Scheduler) Name() string { return sc.schedulerName }
+
+// LastDiagnosis returns the record of the pod's latest attempt in this
+// process, or nil.
+func (sc *Scheduler) LastDiagnosis(podKey string) *Diagnosis { return sc.diagnoses[podKey] }
+
+func (sc *Scheduler) ensureFramework(s *cluster.State) error {
+	if sc.fw != nil && sc.kubeVersion == s.Info.KubernetesVersion {
+		return nil
+	}
+	v, err := version.Parse(s.Info.KubernetesVersion)
+	if err != nil {
+		return err
+	}
+	sc.kubeVersion, sc.features = s.Info.KubernetesVersion, version.FeaturesFor(v)
+	sc.handle = &handle{features: sc.features, snap: NewSnapshot(nil)}
+	specs := DefaultPlugins
+	if sc.plugins != nil {
+		specs = sc.plugins
+	}
+	sc.fw = NewFramework(sc.schedulerName, specs(sc.features), sc.handle)
+	sc.handle.fw = sc.fw
+	return nil
+}
+
+// podInfo returns the derived data of a pod, reusing it while the object is unchanged.
+func (sc *Scheduler) podInfo(key string, p *v1.Pod) *framework.PodInfo {
+	if c, ok := sc.podInfos[key]; ok && c.pod == p && c.rv == p.ResourceVersion {
+		return c.pi
+	}
+	pi := framework.NewPodInfo(p, sc.features.PodLevelResources)
+	sc.podInfos[key] = cachedPodInfo{pod: p, rv: p.ResourceVersion, pi: pi}
+	return pi
+}
+
+func (sc *Scheduler) responsibleFor(p *v1.Pod) bool {
+	name := p.Spec.SchedulerName
+	if name == "" {
+		name = DefaultSchedulerName
+	}
+	return name == sc.schedulerName
+}
+
+type pendingPod struct {
+	key string
+	pod *v1.Pod
+	q   *cluster.QueuedPod
+}
+
+// Sync schedules every pending pod that is due, in queue order.
+func (sc *Scheduler) Sync(s *cluster.State) (bool, error) {
+	if err := sc.ensureFramework(s); err != nil {
+		return false, err
+	}
+	pending := sc.duePods(s)
+	if len(pending) == 0 {
+		return false, nil
+	}
+	sc.buildSnapshot(s)
+	for _, p := range pending {
+		sc.attempt(s, p)
+	}
+	return true, nil
+}
+
+// duePods updates the queue bookkeeping and returns the pods to try now,
+// ordered by the QueueSort plugin.
+func (sc *Scheduler) duePods(s *cluster.State) []pendingPod {
+	queue := s.Scheduler.Queue
+	if queue == nil {
+		queue = map[string]*cluster.QueuedPod{}
+		s.Scheduler.Queue = queue
+	}
+	for key := range queue {
+		if p, ok := s.Pods[key]; !ok || p.Spec.NodeName != "" {
+			delete(queue, key)
+			delete(sc.diagnoses, key)
+		}
+	}
+	timers := map[cluster.Timer]bool{}
+	for _, t := range s.Timers {
+		if t.Owner == sc.schedulerName {
+			timers[t] = true
+		}
+	}
+	var due []pendingPod
+	for _, key := range cluster.SortedKeys(s.Pods) {
+		p := s.Pods[key]
+		if p.Spec.NodeName != "" || cluster.IsTerminal(p) || p.DeletionTimestamp != nil || !sc.responsibleFor(p) {
+			continue
+		}
+		q := queue[key]
+		if q == nil {
+			ts := p.CreationTimestamp.Time
+			if ts.IsZero() {
+				ts = s.Now
+			}
+			q = &cluster.QueuedPod{Timestamp: ts}
+			queue[key] = q
+		}
+		if sc.gated(p) {
+			continue
+		}
+		if q.Unschedulable {
+			moved := s.SchedulingGeneration > q.Generation || !s.Now.Before(q.ParkedAt.Add(maxInUnschedulablePods))
+			if !moved {
+				continue
+			}
+			if s.Now.Before(q.BackoffUntil) {
+				t := cluster.Timer{At: q.BackoffUntil, Owner: sc.schedulerName, Object: key, Settling: true}
+				if !timers[t] {
+					timers[t] = true
+					s.AddTimer(t)
+				}
+				continue
+			}
+		}
+		due = append(due, pendingPod{key: key, pod: p, q: q})
+	}
+	less := sc.fw.queueSort
+	sort.SliceStable(due, func(i, j int) bool {
+		if less == nil {
+			return due[i].q.Timestamp.Before(due[j].q.Timestamp)
+		}
+		return less.Less(due[i].pod, due[i].q.Timestamp, due[j].pod, due[j].q.Timestamp)
+	})
+	return due
+}
+
+func (sc *Scheduler) gated(p *v1.Pod) bool {
+	for _, pl := range sc.fw.preEnqueue {
+		if !pl.PreEnqueue(p).IsSuccess() {
+			return true
+		}
+	}
+	return false
+}
+
+// buildSnapshot builds NodeInfos in node-tree order with the bound pods and
+// image summaries; it is then kept incrementally for the rest of the Sync.
+func (sc *Scheduler) buildSnapshot(s *cluster.State) {
+	syncNodeOrder(s)
+	inserted := make([]*v1.Node, 0, len(s.Scheduler.NodeOrder))
+	for _, name := range s.Scheduler.NodeOrder {
+		inserted = append(inserted, s.Nodes[name])
+	}
+	ordered := NodeTreeOrder(inserted)
+	images := map[string]*framework.ImageStateSummary{}
+	infos := make([]*framework.NodeInfo, 0, len(ordered))
+	for _, n := range ordered {
+		ni := framework.NewNodeInfo(n)
+		for _, img := range n.Status.Images {
+			for _, name := range img.Names {
+				sum := images[name]
+				if sum == nil {
+					sum = &framework.ImageStateSummary{Size: img.SizeBytes}
+					images[name] = sum
+				}
+				sum.NumNodes++
+				if ni.ImageStates == nil {
+					ni.ImageStates = map[string]*framework.ImageStateSummary{}
+				}
+				ni.ImageStates[name] = sum
+			}
+		}
+		infos = append(infos, ni)
+	}
+	snap := NewSnapshot(infos)
+	for _, key := range cluster.SortedKeys(s.Pods) {
+		p := s.Pods[key]
+		if p.Spec.NodeName == "" || cluster.IsTerminal(p) {
+			continue
+		}
+		if ni := snap.byName[p.Spec.NodeName]; ni != nil {
+			ni.AddPod(sc.podInfo(key, p))
+		}
+	}
+	sc.handle.state, sc.handle.snap, sc.handle.services = s, snap, nil
+	sc.static = map[string]*staticVerdicts{}
+}
+
+// attempt runs one cycle for p and writes its outcome to the state.
+func (sc *Scheduler) attempt(s *cluster.State, p pendingPod) {
+	pi := sc.podInfo(p.key, p.pod)
+	p.q.Generation = s.SchedulingGeneration
+	res := sc.scheduleOne(s, pi)
+	sc.diagnoses[p.key] = res.diag
+	if res.status.IsSuccess() {
+		sc.bind(s, p, pi, res.node)
+		return
+	}
+	sc.recordFailure(s, p, res)
+}
+
+func (sc *Scheduler) eventSource() cluster.EventSource {
+	return cluster.EventSource{Component: sc.schedulerName, Series: true}
+}
+
+// bind assigns the pod to node as the binding subresource would.
+func (sc *Scheduler) bind(s *cluster.State, p pendingPod, pi *framework.PodInfo, node string) {
+	pod := p.pod
+	pod.Spec.NodeName = node
+	setPodScheduledCondition(s, pod, v1.ConditionTrue, "", "")
+	pod.ResourceVersion = s.Bump()
+	sc.podInfos[p.key] = cachedPodInfo{pod: pod, rv: pod.ResourceVersion, pi: pi}
+	sc.handle.snap.AddPod(pi, node)
+	delete(s.Scheduler.Queue, p.key)
+	s.NoteChange()
+	s.Record(sc.eventSource(), cluster.Regarding("Pod", "v1", pod), v1.EventTypeNormal, "Scheduled",
+		fmt.Sprintf("Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, node))
+}
+
+// recordFailure writes the FailedScheduling event and condition and parks
+// the pod with its backoff (errors are parked the same way).
+func (sc *Scheduler) recordFailure(s *cluster.State, p pendingPod, res cycleResult) {
+	pod := p.pod
+	msg := res.diag.Message
+	reason := v1.PodReasonUnschedulable
+	if !res.status.IsRejected() {
+		reason = "SchedulerError"
+	}
+	note := msg
+	if len(note) > noteLengthLimit {
+		note = note[:noteLengthLimit-len(" ...")] + " ..."
+	}
+	s.Record(sc.eventSource(), cluster.Regarding("Pod", "v1", pod), v1.EventTypeWarning, "FailedScheduling", note)
+	if setPodScheduledCondition(s, pod, v1.ConditionFalse, reason, msg) {
+		pod.ResourceVersion = s.Bump()
+		sc.podInfos[p.key] = cachedPodInfo{pod: pod, rv: pod.ResourceVersion, pi: sc.podInfos[p.key].pi}
+	}
+	q := p.q
+	q.Attempts++
+	q.Unschedulable = true
+	q.ParkedAt = s.Now
+	q.Timestamp = s.Now
+	q.BackoffUntil = s.Now.Add(backoffFor(q.Attempts))
+	s.AddTimer(cluster.Timer{At: q.ParkedAt.Add(maxInUnschedulablePods), Owner: sc.schedulerName, Object: p.key})
+}
+
+// backoffFor is 1s << (attempts-1), capped at 10s.
+func backoffFor(attempts int) time.Duration {
+	d := initialBackoff
+	for i := 1; i < attempts && d < maxBackoff; i++ {
+		d *= 2
+	}
+	if d > maxBackoff {
+		d = maxBackoff
+	}
+	return d
+}
+
+// setPodScheduledCondition sets the PodScheduled condition, keeping the
+// transition time when the status does not change; it reports a change.
+func setPodScheduledCondition(s *cluster.State, pod *v1.Pod, status v1.ConditionStatus, reason, message string) bool {
+	now := metav1.NewTime(s.Now)
+	for i := range pod.Status.Conditions {
+		c := &pod.Status.Conditions[i]
+		if c.Type != v1.PodScheduled {
+			continue
+		}
+		if c.Status == status && c.Reason == reason && c.Message == message {
+			return false
+		}
+		if c.Status != status {
+			c.LastTransitionTime = now
+		}
+		c.Status, c.Reason, c.Message = status, reason, message
+		return true
+	}
+	pod.Status.Conditions = append(pod.Status.Conditions, v1.PodCondition{
+		Type: v1.PodScheduled, Status: status, Reason: reason, Message: message, LastTransitionTime: now,
+	})
+	return true
+}

@@ -1,0 +1,155 @@
+package scheduler
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+)
+
+// runOne schedules pod in a fresh state and returns the diagnosis.
+func runOne(t *testing.T, s *cluster.State, pod *v1.Pod) *Diagnosis {
+	t.Helper()
+	sc := New()
+	sc.RecordScores = true
+	if _, err := sc.Sync(s); err != nil {
+		t.Fatal(err)
+	}
+	d := sc.LastDiagnosis(cluster.Key(pod.Namespace, pod.Name))
+	if d == nil {
+		t.Fatal("no diagnosis")
+	}
+	return d
+}
+
+func totalsByNode(d *Diagnosis) map[string]int64 {
+	out := map[string]int64{}
+	for i, n := range d.Feasible {
+		out[n] = d.Totals[i]
+	}
+	return out
+}
+
+func pluginScores(d *Diagnosis, plugin string) map[string]int64 {
+	out := map[string]int64{}
+	for _, ns := range d.Scores[plugin] {
+		out[ns.Name] = ns.Score
+	}
+	return out
+}
+
+// TestWorkedExampleA is spec §4.3 example A: totals per version.
+func TestWorkedExampleA(t *testing.T) {
+	tests := []struct {
+		version string
+		want    map[string]int64
+	}{
+		{"1.36", map[string]int64{"a": 437, "b": 162, "c": 641}},
+		{"1.34", map[string]int64{"a": 462, "b": 187, "c": 655}},
+		{"1.33", map[string]int64{"a": 462, "b": 187, "c": 655}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			a := zoned(schedtest.Node("a", "4", "8Gi", 110), "z1")
+			b := schedtest.WithTaints(schedtest.Node("b", "4", "8Gi", 110), taint("soft", "x", v1.TaintEffectPreferNoSchedule))
+			c := schedtest.WithLabels(zoned(schedtest.Node("c", "8", "8Gi", 110), "z2"), "disk", "ssd")
+			pod := schedtest.Pod("p", "500m", "1Gi")
+			pod.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{
+				Weight: 10, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "disk", Operator: v1.NodeSelectorOpIn, Values: []string{"ssd"}}}}}}}}
+			s := newState(tt.version, []*v1.Node{a, b, c},
+				schedtest.OnNode(schedtest.Pod("pa", "1", "2Gi"), "a"), schedtest.OnNode(schedtest.Pod("pc", "3", "1Gi"), "c"), pod)
+			d := runOne(t, s, pod)
+			got := totalsByNode(d)
+			for n, w := range tt.want {
+				if got[n] != w {
+					t.Errorf("total %s = %d, want %d (all %v)", n, got[n], w, got)
+				}
+			}
+			if pod.Spec.NodeName != "c" {
+				t.Fatalf("scheduled to %q, want c", pod.Spec.NodeName)
+			}
+		})
+	}
+}
+
+// TestWorkedExampleB is spec §4.3 example B: system default spreading of a ReplicaSet.
+func TestWorkedExampleB(t *testing.T) {
+	rsPod := func(name, node string) *v1.Pod {
+		p := labelled(schedtest.Pod(name, "100m", "128Mi"), "app", "w")
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs-uid", Controller: boolPtr(true)}}
+		if node != "" {
+			schedtest.OnNode(p, node)
+		}
+		return p
+	}
+	nodes := []*v1.Node{zoned(schedtest.Node("a1", "4", "8Gi", 110), "z1"), zoned(schedtest.Node("a2", "4", "8Gi", 110), "z1"), zoned(schedtest.Node("b1", "4", "8Gi", 110), "z2")}
+	pod := rsPod("new", "")
+	s := newState("1.36", nodes, rsPod("e1", "a1"), rsPod("e2", "a1"), rsPod("e3", "b1"), pod)
+	s.ReplicaSets["default/rs"] = &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "default", UID: "rs-uid"},
+		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "w"}}}}
+	d := runOne(t, s, pod)
+	got := pluginScores(d, "PodTopologySpread")
+	want := map[string]int64{"a1": 75, "a2": 100, "b1": 100}
+	for n, w := range want {
+		if got[n] != w {
+			t.Errorf("PodTopologySpread %s = %d, want %d", n, got[n], w)
+		}
+	}
+	if pod.Spec.NodeName != "a2" {
+		t.Fatalf("scheduled to %q, want a2 (totals %v)", pod.Spec.NodeName, totalsByNode(d))
+	}
+}
+
+// TestWorkedExampleC is spec §4.3 example C: preferred pod (anti-)affinity.
+func TestWorkedExampleC(t *testing.T) {
+	nodes := []*v1.Node{zoned(schedtest.Node("a1", "4", "8Gi", 110), "z1"), zoned(schedtest.Node("a2", "4", "8Gi", 110), "z1"), zoned(schedtest.Node("b1", "4", "8Gi", 110), "z2")}
+	pod := schedtest.Pod("p", "100m", "128Mi")
+	pod.Spec.Affinity = &v1.Affinity{
+		PodAffinity:     &v1.PodAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{{Weight: 50, PodAffinityTerm: appTerm("db", v1.LabelTopologyZone)}}},
+		PodAntiAffinity: &v1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{{Weight: 20, PodAffinityTerm: appTerm("web", v1.LabelHostname)}}},
+	}
+	s := newState("1.36", nodes, schedtest.OnNode(labelled(schedtest.Pod("db", "", ""), "app", "db"), "a1"),
+		schedtest.OnNode(labelled(schedtest.Pod("web", "", ""), "app", "web"), "b1"), pod)
+	d := runOne(t, s, pod)
+	got := pluginScores(d, "InterPodAffinity")
+	for n, w := range map[string]int64{"a1": 100, "a2": 100, "b1": 0} {
+		if got[n] != w {
+			t.Errorf("InterPodAffinity %s = %d, want %d", n, got[n], w)
+		}
+	}
+	if pod.Spec.NodeName == "b1" {
+		t.Fatal("scheduled to b1")
+	}
+}
+
+// TestWorkedExampleD is spec §4.3 example D: a best-effort pod.
+func TestWorkedExampleD(t *testing.T) {
+	for _, ver := range []string{"1.33", "1.36"} {
+		t.Run(ver, func(t *testing.T) {
+			pod := schedtest.Pod("p", "", "")
+			s := newState(ver, []*v1.Node{schedtest.Node("a", "4", "8Gi", 110), schedtest.Node("b", "4", "8Gi", 110)},
+				schedtest.OnNode(schedtest.Pod("e1", "", ""), "a"), schedtest.OnNode(schedtest.Pod("e2", "", ""), "a"), pod)
+			d := runOne(t, s, pod)
+			if _, ok := d.Scores["NodeResourcesBalancedAllocation"]; ok {
+				t.Error("BalancedAllocation was not skipped")
+			}
+			fit := pluginScores(d, "NodeResourcesFit")
+			if fit["a"] != 92 || fit["b"] != 97 {
+				t.Errorf("fit = %v", fit)
+			}
+			totals := totalsByNode(d)
+			if totals["a"] != 392 || totals["b"] != 397 {
+				t.Errorf("totals = %v", totals)
+			}
+			if pod.Spec.NodeName != "b" {
+				t.Fatalf("scheduled to %q", pod.Spec.NodeName)
+			}
+		})
+	}
+}
+
+func boolPtr(b bool) *bool { return &b }
