@@ -49,6 +49,9 @@ func (a *App) Apply(req ApplyRequest) error {
 	for _, o := range objs {
 		line, err := applyOne(work, o)
 		if err != nil {
+			if _, ok := o.Object.(*eksctl.ClusterConfig); ok {
+				return err // node-group errors already name their source
+			}
 			return fmt.Errorf("%s: %w", o.Source, err)
 		}
 		lines = append(lines, line)
@@ -307,10 +310,10 @@ func registerNode(s *cluster.State, n *corev1.Node) {
 func applyClusterConfig(s *cluster.State, cc *eksctl.ClusterConfig, src manifest.Source) (string, error) {
 	info, groups, err := cc.Resolve(src.String())
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%s: %w", src, err)
 	}
 	if s.Info.Name != "" && s.Info.Name != info.Name {
-		return "", fmt.Errorf("this state already holds cluster %q; run `berth reset` (or use another --state) to simulate cluster %q", s.Info.Name, info.Name)
+		return "", fmt.Errorf("%s: this state already holds cluster %q; run `berth reset` (or use another --state) to simulate cluster %q", src, s.Info.Name, info.Name)
 	}
 	created := s.Info.Name == ""
 	if created {
@@ -323,7 +326,7 @@ func applyClusterConfig(s *cluster.State, cc *eksctl.ClusterConfig, src manifest
 		if existing != nil {
 			ng.Source = existing.Source
 			if !reflect.DeepEqual(*existing, ng) {
-				return "", fmt.Errorf("node group %q: changing an existing node group is not modelled yet; run `berth reset` to recreate the cluster", ng.Name)
+				return "", fmt.Errorf("%s: node group %q: changing an existing node group is not modelled yet; run `berth reset` to recreate the cluster", src, ng.Name)
 			}
 			continue
 		}

@@ -32,8 +32,8 @@ func TestRecordFolding(t *testing.T) {
 		t.Fatalf("legacy: %d events, count %d", len(s.Events), e.Count)
 	}
 	// Events changed behind Record's back are re-indexed.
-	s.Events = s.Events[:1]
-	if e := s.Record(series, ref, "Warning", "FailedScheduling", "x"); len(s.Events) != 1 || e.Count != 3 {
+	s.Events = s.Events[:3]
+	if e := s.Record(legacy, ref, "Normal", "Pulled", "b"); len(s.Events) != 4 || e.Count != 1 {
 		t.Fatalf("reindex: %d events, count %d", len(s.Events), e.Count)
 	}
 }

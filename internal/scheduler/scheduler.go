@@ -234,6 +234,11 @@ func (sc *Scheduler) buildSnapshot(s *cluster.State) {
 		infos = append(infos, ni)
 	}
 	snap := NewSnapshot(infos)
+	for key := range sc.podInfos {
+		if _, ok := s.Pods[key]; !ok {
+			delete(sc.podInfos, key)
+		}
+	}
 	for _, key := range cluster.SortedKeys(s.Pods) {
 		p := s.Pods[key]
 		if p.Spec.NodeName == "" || cluster.IsTerminal(p) {

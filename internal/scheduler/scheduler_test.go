@@ -1,10 +1,8 @@
 package scheduler
 
 import (
-	"strings"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -336,6 +334,3 @@ func appTerm(app, key string) v1.PodAffinityTerm {
 }
 
 func ptr(v int64) *int64 { return &v }
-
-var _ = appsv1.ReplicaSet{}
-var _ = strings.Join

@@ -48,9 +48,14 @@ const (
 )
 
 // AllocatePodIP gives a pod on node an address. The CLI wiring sets it to
-// the AWS package's subnet allocator; the fallback hands out addresses from
-// 10.244.0.0/16 in order.
+// the AWS package's subnet allocator; the fallback derives a unique address
+// in 10.0.0.0/8 from the state's write counter.
 var AllocatePodIP func(s *cluster.State, node *corev1.Node) (string, error) = fallbackPodIP
+
+// NewPodIPAllocator, when set, is preferred to AllocatePodIP: it is called
+// once per sync and the function it returns allocates for every pod of that
+// sync, so an allocator can collect the addresses in use once, not per pod.
+var NewPodIPAllocator func(s *cluster.State) func(node *corev1.Node) (string, error)
 
 var source = cluster.EventSource{Component: Name}
 
@@ -67,10 +72,18 @@ func (c *Controller) Name() string { return Name }
 // Pods are handled in creation order, as HandlePodAdditions sorts them.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	var pods []*corev1.Pod
+	nodes := &nodeInfos{s: s, admitted: map[string][]*corev1.Pod{}, infos: map[string]*framework.NodeInfo{}}
+	nodes.allocate = func(node *corev1.Node) (string, error) { return AllocatePodIP(s, node) }
+	if NewPodIPAllocator != nil {
+		nodes.allocate = NewPodIPAllocator(s)
+	}
 	for _, k := range cluster.SortedKeys(s.Pods) {
 		p := s.Pods[k]
 		if p.Spec.NodeName != "" && !cluster.IsTerminal(p) && p.DeletionTimestamp == nil {
 			pods = append(pods, p)
+			if p.Status.StartTime != nil {
+				nodes.admitted[p.Spec.NodeName] = append(nodes.admitted[p.Spec.NodeName], p)
+			}
 		}
 	}
 	sort.SliceStable(pods, func(i, j int) bool { return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp) })
@@ -80,7 +93,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		if !ok {
 			continue // no kubelet to run it: the pod stays Pending
 		}
-		ch, err := syncPod(s, p, node)
+		ch, err := syncPod(s, nodes, p, node)
 		if err != nil {
 			return changed, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
@@ -89,13 +102,15 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	return changed, nil
 }
 
-func syncPod(s *cluster.State, pod *corev1.Pod, node *corev1.Node) (bool, error) {
+func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.Node) (bool, error) {
 	changed := false
 	if pod.Status.StartTime == nil {
-		if reason, msg, ok := admit(s, pod, node); !ok {
+		ni := nodes.get(node)
+		if reason, msg, ok := admit(s, ni, pod, node); !ok {
 			reject(s, pod, reason, msg)
 			return true, nil
 		}
+		ni.AddPod(framework.NewPodInfo(pod, nodes.podLevel()))
 		start(s, pod, node)
 		changed = true
 	}
@@ -103,10 +118,10 @@ func syncPod(s *cluster.State, pod *corev1.Pod, node *corev1.Node) (bool, error)
 	if sandbox == nil || sandbox.Status != corev1.ConditionTrue {
 		at := pod.Status.StartTime.Add(SandboxDelay)
 		if s.Now.Before(at) {
-			wakeAt(s, pod, at)
+			wakeAt(s, at)
 			return changed, nil
 		}
-		if err := sandboxReady(s, pod, node); err != nil {
+		if err := sandboxReady(s, nodes.allocate, pod, node); err != nil {
 			return changed, err
 		}
 		changed = true
@@ -115,7 +130,7 @@ func syncPod(s *cluster.State, pod *corev1.Pod, node *corev1.Node) (bool, error)
 	if pod.Status.Phase == corev1.PodPending {
 		at := sandbox.LastTransitionTime.Add(pullDelay(pod, node))
 		if s.Now.Before(at) {
-			wakeAt(s, pod, at)
+			wakeAt(s, at)
 			return changed, nil
 		}
 		runContainers(s, pod, node, at.Sub(sandbox.LastTransitionTime.Time))
@@ -124,7 +139,7 @@ func syncPod(s *cluster.State, pod *corev1.Pod, node *corev1.Node) (bool, error)
 	if !controllerutil.IsPodReady(pod) {
 		at := runningSince(pod).Add(readinessDelay(pod))
 		if s.Now.Before(at) {
-			wakeAt(s, pod, at)
+			wakeAt(s, at)
 			return changed, nil
 		}
 		markReady(s, pod)
@@ -133,21 +148,17 @@ func syncPod(s *cluster.State, pod *corev1.Pod, node *corev1.Node) (bool, error)
 	return changed, nil
 }
 
-func wakeAt(s *cluster.State, pod *corev1.Pod, at time.Time) {
-	controllerutil.AddTimerOnce(s, cluster.Timer{At: at, Owner: Name, Object: cluster.Key(pod.Namespace, pod.Name), Settling: true})
+// wakeAt asks for a sync at `at`. Timers are per instant, not per pod: the
+// sync finds every pod that is due, and thousands of pods starting together
+// share one timer.
+func wakeAt(s *cluster.State, at time.Time) {
+	controllerutil.AddTimerOnce(s, cluster.Timer{At: at, Owner: Name, Settling: true})
 }
 
 // admit runs the kubelet's GeneralPredicates against the pods the node has
 // already admitted. NoExecute taints are left to the taint-eviction controller.
-func admit(s *cluster.State, pod *corev1.Pod, node *corev1.Node) (reason, message string, ok bool) {
-	podLevel := features(s).PodLevelResources
-	ni := framework.NewNodeInfo(node)
-	for _, other := range s.PodsOnNode(node.Name) {
-		if other.Status.StartTime != nil && other.UID != pod.UID {
-			ni.AddPod(framework.NewPodInfo(other, podLevel))
-		}
-	}
-	pi := framework.NewPodInfo(pod, podLevel)
+func admit(s *cluster.State, ni *framework.NodeInfo, pod *corev1.Pod, node *corev1.Node) (reason, message string, ok bool) {
+	pi := framework.NewPodInfo(pod, features(s).PodLevelResources)
 	if pod.Spec.NodeName != node.Name {
 		return "NodeName", predicateFailure("NodeName", "node(s) didn't match the requested node name"), false
 	}
@@ -170,6 +181,29 @@ func admit(s *cluster.State, pod *corev1.Pod, node *corev1.Node) (reason, messag
 			false
 	}
 	return "", "", true
+}
+
+// nodeInfos holds, per node, the pods its kubelet has admitted, built once
+// per sync and extended as pods are admitted.
+type nodeInfos struct {
+	s        *cluster.State
+	admitted map[string][]*corev1.Pod
+	infos    map[string]*framework.NodeInfo
+	allocate func(*corev1.Node) (string, error)
+}
+
+func (n *nodeInfos) podLevel() bool { return features(n.s).PodLevelResources }
+
+func (n *nodeInfos) get(node *corev1.Node) *framework.NodeInfo {
+	if ni, ok := n.infos[node.Name]; ok {
+		return ni
+	}
+	ni := framework.NewNodeInfo(node)
+	for _, p := range n.admitted[node.Name] {
+		ni.AddPod(framework.NewPodInfo(p, n.podLevel()))
+	}
+	n.infos[node.Name] = ni
+	return ni
 }
 
 func predicateFailure(name, desc string) string {
@@ -231,11 +265,11 @@ func unreadyMessage(pod *corev1.Pod) string {
 
 // sandboxReady: the pod network is up, so the pod has its IP, and image
 // pulls begin.
-func sandboxReady(s *cluster.State, pod *corev1.Pod, node *corev1.Node) error {
+func sandboxReady(s *cluster.State, allocate func(*corev1.Node) (string, error), pod *corev1.Pod, node *corev1.Node) error {
 	ip := pod.Status.HostIP
 	if !pod.Spec.HostNetwork {
 		var err error
-		if ip, err = AllocatePodIP(s, node); err != nil {
+		if ip, err = allocate(node); err != nil {
 			return err
 		}
 	}
@@ -454,15 +488,9 @@ func hex64(s *cluster.State) string {
 	return fmt.Sprintf("%016x%016x%016x%016x", s.Rand.Uint64(), s.Rand.Uint64(), s.Rand.Uint64(), s.Rand.Uint64())
 }
 
-// fallbackPodIP hands out the lowest free address of 10.244.0.0/16.
+// fallbackPodIP derives an address from the state's write counter, which
+// never repeats: unique and O(1), for wiring without a VPC model.
 func fallbackPodIP(s *cluster.State, _ *corev1.Node) (string, error) {
-	used := map[string]bool{}
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		used[s.Pods[k].Status.PodIP] = true
-	}
-	ip := netip.MustParseAddr("10.244.0.2")
-	for used[ip.String()] {
-		ip = ip.Next()
-	}
-	return ip.String(), nil
+	n := s.ResourceVersion & 0xffffff
+	return netip.AddrFrom4([4]byte{10, byte(n >> 16), byte(n >> 8), byte(n)}).String(), nil
 }

@@ -16,6 +16,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Name is the controller's name and its events' source component.
@@ -45,12 +46,13 @@ func (c *Controller) Name() string { return Name }
 // Sync reconciles every ReplicaSet, in key order.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	changed := false
+	ix := &podIndex{s: s, dirty: true}
 	for _, key := range cluster.SortedKeys(s.ReplicaSets) {
 		rs := s.ReplicaSets[key]
 		if rs.DeletionTimestamp != nil {
 			continue
 		}
-		ch, err := syncReplicaSet(s, rs)
+		ch, err := syncReplicaSet(s, ix, rs)
 		if err != nil {
 			return changed, fmt.Errorf("replicaset %s: %w", key, err)
 		}
@@ -59,18 +61,18 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	return changed, nil
 }
 
-func syncReplicaSet(s *cluster.State, rs *appsv1.ReplicaSet) (bool, error) {
+func syncReplicaSet(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) (bool, error) {
 	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
 	if err != nil {
 		return false, err
 	}
-	changed := claimPods(s, rs, selector)
-	pods := ActivePods(s, rs)
+	changed := claimPods(s, ix, rs, selector)
+	pods := ix.active(rs)
 	var manageErr error
 	want := int(ptrValue(rs.Spec.Replicas, 1))
 	diff := len(pods) - want
 	switch {
-	case diff < 0 && rejectedNow(s, rs):
+	case diff < 0 && rejectedNow(s, ix, rs):
 		// A pod of this set was rejected by its kubelet in this very instant
 		// (a template pinned to a node that cannot run it). Upstream would
 		// replace it at once, again and again; berth replaces it once per
@@ -79,16 +81,18 @@ func syncReplicaSet(s *cluster.State, rs *appsv1.ReplicaSet) (bool, error) {
 	case diff < 0:
 		created, err := createPods(s, rs, min(-diff, BurstReplicas))
 		changed = changed || created > 0
+		ix.dirty = ix.dirty || created > 0
 		manageErr = err
 	case diff > 0:
-		related := relatedPods(s, rs)
+		related := relatedPods(s, ix, rs)
 		for _, p := range controllerutil.PodsToDelete(pods, related, min(diff, BurstReplicas), s.Now) {
 			controllerutil.DeletePod(s, p)
+			ix.dirty = true
 			s.Record(source, regarding(rs), corev1.EventTypeNormal, SuccessfulDeleteReason, "Deleted pod: "+p.Name)
 			changed = true
 		}
 	}
-	if updateStatus(s, rs, selector, manageErr) {
+	if updateStatus(s, rs, ix.active(rs), manageErr) {
 		changed = true
 	}
 	return changed, nil
@@ -98,15 +102,57 @@ func syncReplicaSet(s *cluster.State, rs *appsv1.ReplicaSet) (bool, error) {
 const RejectionBackoff = time.Second
 
 // rejectedNow reports whether a pod of rs failed admission at the current instant.
-func rejectedNow(s *cluster.State, rs *appsv1.ReplicaSet) bool {
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		p := s.Pods[k]
-		if p.Namespace == rs.Namespace && p.Status.Phase == corev1.PodFailed && p.CreationTimestamp.Time.Equal(s.Now) &&
-			controllerutil.IsControlledBy(p, string(rs.UID)) {
+func rejectedNow(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) bool {
+	for _, p := range ix.owned(rs) {
+		if p.Status.Phase == corev1.PodFailed && p.CreationTimestamp.Time.Equal(s.Now) {
 			return true
 		}
 	}
 	return false
+}
+
+// podIndex groups pods by controller UID (and orphans by namespace) in one
+// pass over the state, so a sync is linear in the number of pods. It is
+// rebuilt when this controller adds, removes or re-parents pods.
+type podIndex struct {
+	s       *cluster.State
+	dirty   bool
+	byOwner map[types.UID][]*corev1.Pod
+	orphans map[string][]*corev1.Pod
+}
+
+func (ix *podIndex) ensure() {
+	if !ix.dirty {
+		return
+	}
+	ix.byOwner = map[types.UID][]*corev1.Pod{}
+	ix.orphans = map[string][]*corev1.Pod{}
+	for _, k := range cluster.SortedKeys(ix.s.Pods) {
+		p := ix.s.Pods[k]
+		if ref := metav1.GetControllerOf(p); ref != nil {
+			ix.byOwner[ref.UID] = append(ix.byOwner[ref.UID], p)
+		} else {
+			ix.orphans[p.Namespace] = append(ix.orphans[p.Namespace], p)
+		}
+	}
+	ix.dirty = false
+}
+
+// owned returns every pod rs controls, whatever its phase, in key order.
+func (ix *podIndex) owned(rs *appsv1.ReplicaSet) []*corev1.Pod {
+	ix.ensure()
+	return ix.byOwner[rs.UID]
+}
+
+// active returns the active pods rs controls, in key order.
+func (ix *podIndex) active(rs *appsv1.ReplicaSet) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, p := range ix.owned(rs) {
+		if p.Namespace == rs.Namespace && controllerutil.IsPodActive(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // ActivePods returns the active pods the ReplicaSet controls, in key order.
@@ -123,47 +169,48 @@ func ActivePods(s *cluster.State, rs *appsv1.ReplicaSet) []*corev1.Pod {
 
 // claimPods adopts orphan pods matching the selector and releases controlled
 // pods that no longer match, as the ControllerRefManager does.
-func claimPods(s *cluster.State, rs *appsv1.ReplicaSet, selector labels.Selector) bool {
+func claimPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet, selector labels.Selector) bool {
 	changed := false
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		p := s.Pods[k]
-		if p.Namespace != rs.Namespace || p.DeletionTimestamp != nil {
-			continue
-		}
-		ref := metav1.GetControllerOf(p)
-		matches := selector.Matches(labels.Set(p.Labels))
-		switch {
-		case ref == nil && matches && controllerutil.IsPodActive(p):
+	ix.ensure()
+	for _, p := range ix.orphans[rs.Namespace] {
+		if p.DeletionTimestamp == nil && controllerutil.IsPodActive(p) && selector.Matches(labels.Set(p.Labels)) {
 			p.OwnerReferences = append(p.OwnerReferences, controllerutil.NewControllerRef(rs, "apps/v1", "ReplicaSet"))
 			p.ResourceVersion = s.Bump()
 			changed = true
-		case ref != nil && ref.UID == rs.UID && !matches:
-			kept := p.OwnerReferences[:0]
-			for _, r := range p.OwnerReferences {
-				if r.UID != rs.UID {
-					kept = append(kept, r)
-				}
-			}
-			p.OwnerReferences = kept
-			p.ResourceVersion = s.Bump()
-			changed = true
 		}
+	}
+	for _, p := range ix.byOwner[rs.UID] {
+		if p.DeletionTimestamp != nil || selector.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		kept := p.OwnerReferences[:0]
+		for _, r := range p.OwnerReferences {
+			if r.UID != rs.UID {
+				kept = append(kept, r)
+			}
+		}
+		p.OwnerReferences = kept
+		p.ResourceVersion = s.Bump()
+		changed = true
+	}
+	if changed {
+		ix.dirty = true
 	}
 	return changed
 }
 
 // relatedPods are the pods of every ReplicaSet with the same controller as
 // rs (the other revisions of a Deployment), used to spot doubled-up nodes.
-func relatedPods(s *cluster.State, rs *appsv1.ReplicaSet) []*corev1.Pod {
+func relatedPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) []*corev1.Pod {
 	owner := metav1.GetControllerOf(rs)
 	if owner == nil {
-		return ActivePods(s, rs)
+		return ix.active(rs)
 	}
 	var out []*corev1.Pod
 	for _, k := range cluster.SortedKeys(s.ReplicaSets) {
 		other := s.ReplicaSets[k]
 		if other.Namespace == rs.Namespace && controllerutil.IsControlledBy(other, string(owner.UID)) {
-			out = append(out, ActivePods(s, other)...)
+			out = append(out, ix.active(other)...)
 		}
 	}
 	return out
@@ -212,8 +259,7 @@ func replicaFailure(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetCondition {
 }
 
 // updateStatus recomputes status (calculateStatus) and writes it if it changed.
-func updateStatus(s *cluster.State, rs *appsv1.ReplicaSet, selector labels.Selector, manageErr error) bool {
-	pods := ActivePods(s, rs)
+func updateStatus(s *cluster.State, rs *appsv1.ReplicaSet, pods []*corev1.Pod, manageErr error) bool {
 	templateLabels := labels.Set(rs.Spec.Template.Labels).AsSelectorPreValidated()
 	st := rs.Status.DeepCopy()
 	st.Replicas = int32(len(pods))
