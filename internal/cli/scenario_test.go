@@ -56,4 +56,3 @@ func TestScenarios(t *testing.T) {
 		})
 	})
 }
-
