@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 
 // TestScenarios runs the golden walk-throughs in testdata/scenarios. Each
 // block is one command line run in-process against a state private to the
-// file; its expected output (stdout and stderr as a terminal shows them, plus
+// file (a trailing "< FILE" feeds FILE on stdin); its expected output (stdout and stderr as a terminal shows them, plus
 // the exit status when it is not 0) follows the ---- line.
 //
 // Regenerate with: go test ./internal/cli -run TestScenarios -rewrite
@@ -37,6 +38,14 @@ func TestScenarios(t *testing.T) {
 				if len(words) == 0 || words[0] != "berth" {
 					t.Fatalf("%s: command must start with berth: %q", d.Pos, line)
 				}
+				stdin := ""
+				if n := len(words); n >= 3 && words[n-2] == "<" {
+					data, err := os.ReadFile(filepath.Join(repo, "internal/cli", words[n-1]))
+					if err != nil {
+						t.Fatalf("%s: %v", d.Pos, err)
+					}
+					stdin, words = string(data), words[:n-2]
+				}
 				args := []string{"--state", state}
 				for _, w := range words[1:] {
 					switch {
@@ -47,12 +56,13 @@ func TestScenarios(t *testing.T) {
 					}
 					args = append(args, w)
 				}
-				if code := Run(args, strings.NewReader(""), &out, &out); code != 0 {
+				if code := Run(args, strings.NewReader(stdin), &out, &out); code != 0 {
 					fmt.Fprintf(&out, "[exit status %d]\n", code)
 				}
 			}
 			// Paths in messages are shown relative to the repository.
-			return strings.ReplaceAll(out.String(), repo+"/", "")
+			got := strings.ReplaceAll(out.String(), state, "$STATE")
+			return strings.ReplaceAll(got, repo+"/", "")
 		})
 	})
 }
