@@ -175,6 +175,13 @@ func TestCreatePod(t *testing.T) {
 	if err := CreatePod(s, missing); err == nil || err.Error() != `namespaces "nope" not found` {
 		t.Errorf("missing namespace: %v", err)
 	}
+	s.Namespaces["kube-public"].Status.Phase = corev1.NamespaceTerminating
+	gone := basicPod("t")
+	gone.Namespace = "kube-public"
+	if err := CreatePod(s, gone); err == nil ||
+		err.Error() != `pods "t" is forbidden: unable to create new content in namespace kube-public because it is being terminated` {
+		t.Errorf("terminating namespace: %v", err)
+	}
 	noSA := basicPod("b")
 	noSA.Spec.ServiceAccountName = "ui"
 	if err := CreatePod(s, noSA); err == nil ||

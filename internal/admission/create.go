@@ -129,8 +129,12 @@ func Create(s *cluster.State, obj runtime.Object) error {
 		if m.GetNamespace() == "" {
 			m.SetNamespace(metav1.NamespaceDefault)
 		}
-		if _, ok := s.Namespaces[m.GetNamespace()]; !ok {
+		ns, ok := s.Namespaces[m.GetNamespace()]
+		if !ok {
 			return NotFound("namespaces", m.GetNamespace())
+		}
+		if ns.Status.Phase == corev1.NamespaceTerminating {
+			return forbidden(resource, m, fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ns.Name))
 		}
 	} else {
 		m.SetNamespace("")

@@ -87,49 +87,51 @@ func (a *App) load(files []string, kustomizeDir string) ([]manifest.Object, erro
 }
 
 // prepareNew sets up a brand-new cluster: its Kubernetes version (the flag,
-// else the ClusterConfig's, else the default), the built-in namespaces and,
-// when the manifests define no nodes at all, the bundled example cluster.
+// else the ClusterConfig's, else the default), the VPC (the service CIDR of
+// the built-in objects depends on it), the built-in namespaces and, when the
+// manifests define no nodes at all, the bundled example cluster.
 func (a *App) prepareNew(s *cluster.State, objs []manifest.Object) error {
-	definesNodes := false
-	for _, o := range objs {
-		switch c := o.Object.(type) {
-		case *eksctl.ClusterConfig:
-			definesNodes = true
+	var def []manifest.Object
+	if !definesNodes(objs) {
+		data, err := examples.FS.ReadFile(examples.DefaultCluster)
+		if err != nil {
+			return err
+		}
+		if def, err = manifest.Decode("examples/"+examples.DefaultCluster, data); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.opts.ErrOut, "berth: no cluster defined yet; using the bundled example cluster (examples/%s)\n", examples.DefaultCluster)
+	}
+	for _, o := range append(def, objs...) {
+		if c, ok := o.Object.(*eksctl.ClusterConfig); ok {
 			if a.opts.KubernetesVersion == "" && c.Metadata.Version != "" {
 				s.Info.KubernetesVersion = string(c.Metadata.Version)
 			}
-		case *corev1.Node:
-			definesNodes = true
+			if info, _, err := c.Resolve(o.Source.String()); err == nil {
+				s.Info.VPCCIDR = info.VPCCIDR
+			}
+			break
 		}
 	}
 	if err := admission.Bootstrap(s); err != nil {
 		return err
 	}
-	if definesNodes {
-		return nil
-	}
-	data, err := examples.FS.ReadFile(examples.DefaultCluster)
-	if err != nil {
-		return err
-	}
-	def, err := manifest.Decode("examples/"+examples.DefaultCluster, data)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.opts.ErrOut, "berth: no cluster defined yet; using the bundled example cluster (examples/%s)\n", examples.DefaultCluster)
 	for _, o := range def {
-		cc, ok := o.Object.(*eksctl.ClusterConfig)
-		if !ok {
-			continue
-		}
-		if a.opts.KubernetesVersion == "" {
-			s.Info.KubernetesVersion = string(cc.Metadata.Version)
-		}
-		if _, err := applyClusterConfig(s, cc, o.Source); err != nil {
+		if _, err := applyOne(s, o); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func definesNodes(objs []manifest.Object) bool {
+	for _, o := range objs {
+		switch o.Object.(type) {
+		case *eksctl.ClusterConfig, *corev1.Node:
+			return true
+		}
+	}
+	return false
 }
 
 // applyOne applies one object and returns kubectl's line for it.

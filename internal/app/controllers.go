@@ -13,14 +13,15 @@ import (
 	"github.com/berth-sim/berth/internal/sim"
 )
 
-func init() {
-	// Pods get addresses from their node's subnet, as the VPC CNI hands them out.
-	kubelet.AllocatePodIP = func(s *cluster.State, node *corev1.Node) (string, error) {
+// podIPs hands out pod addresses from each node's subnet, as the VPC CNI does.
+func podIPs(s *cluster.State) func(node *corev1.Node) (string, error) {
+	used := aws.UsedIPs(s)
+	return func(node *corev1.Node) (string, error) {
 		subnet, err := aws.SubnetForNode(s, node)
 		if err != nil {
 			return "", err
 		}
-		return aws.AllocateIP(s, subnet)
+		return aws.AllocateIPFrom(s, subnet, used)
 	}
 }
 
@@ -32,7 +33,7 @@ func Controllers(s *cluster.State) []sim.Controller {
 		deployment.New(),
 		replicaset.New(),
 		scheduler.New(),
-		kubelet.New(),
+		kubelet.NewWithIPAllocator(podIPs),
 		tainteviction.New(),
 	}
 }

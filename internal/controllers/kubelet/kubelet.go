@@ -47,23 +47,25 @@ const (
 	StartedContainerReason = "Started"
 )
 
-// AllocatePodIP gives a pod on node an address. The CLI wiring sets it to
-// the AWS package's subnet allocator; the fallback derives a unique address
-// in 10.0.0.0/8 from the state's write counter.
-var AllocatePodIP func(s *cluster.State, node *corev1.Node) (string, error) = fallbackPodIP
-
-// NewPodIPAllocator, when set, is preferred to AllocatePodIP: it is called
-// once per sync and the function it returns allocates for every pod of that
-// sync, so an allocator can collect the addresses in use once, not per pod.
-var NewPodIPAllocator func(s *cluster.State) func(node *corev1.Node) (string, error)
+// IPAllocator returns, once per sync, the function that gives each pod
+// started in that sync an address on its node, so an allocator can collect
+// the addresses in use once rather than per pod.
+type IPAllocator func(s *cluster.State) func(node *corev1.Node) (string, error)
 
 var source = cluster.EventSource{Component: Name}
 
 // Controller implements sim.Controller.
-type Controller struct{}
+type Controller struct {
+	allocator IPAllocator
+}
 
-// New returns the kubelet model (one for all nodes).
+// New returns the kubelet model (one for all nodes) with a fallback address
+// plan: unique addresses in 10.0.0.0/8 derived from the state's write counter.
 func New() *Controller { return &Controller{} }
+
+// NewWithIPAllocator returns the kubelet model handing out pod addresses
+// with alloc (on EKS: the VPC CNI's addresses from the node's subnet).
+func NewWithIPAllocator(alloc IPAllocator) *Controller { return &Controller{allocator: alloc} }
 
 // Name implements sim.Controller.
 func (c *Controller) Name() string { return Name }
@@ -73,9 +75,9 @@ func (c *Controller) Name() string { return Name }
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	var pods []*corev1.Pod
 	nodes := &nodeInfos{s: s, admitted: map[string][]*corev1.Pod{}, infos: map[string]*framework.NodeInfo{}}
-	nodes.allocate = func(node *corev1.Node) (string, error) { return AllocatePodIP(s, node) }
-	if NewPodIPAllocator != nil {
-		nodes.allocate = NewPodIPAllocator(s)
+	nodes.allocate = func(node *corev1.Node) (string, error) { return fallbackPodIP(s, node) }
+	if c.allocator != nil {
+		nodes.allocate = c.allocator(s)
 	}
 	for _, k := range cluster.SortedKeys(s.Pods) {
 		p := s.Pods[k]
