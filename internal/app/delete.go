@@ -5,14 +5,12 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	"github.com/berth-sim/berth/internal/eksctl"
-	"github.com/berth-sim/berth/internal/sim"
 	"github.com/berth-sim/berth/internal/view"
 )
 
@@ -55,17 +53,7 @@ func (a *App) Delete(r DeleteRequest) error {
 		}
 		lines = append(lines, fmt.Sprintf("%s %q deleted", kind, t.meta.GetName()))
 	}
-	if err := sim.Settle(work, Controllers(work), sim.DefaultSettleHorizon); err != nil {
-		return err
-	}
-	a.state = work
-	if err := a.save(); err != nil {
-		return err
-	}
-	for _, l := range lines {
-		fmt.Fprintln(a.opts.Out, l)
-	}
-	return nil
+	return a.settleAndCommit(work, lines)
 }
 
 func (a *App) deleteTargets(r DeleteRequest) ([]target, error) {
@@ -258,5 +246,3 @@ func deleteKeys[V any](m map[string]V, match func(string) bool) {
 		}
 	}
 }
-
-var _ = corev1.PodPending

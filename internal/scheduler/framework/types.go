@@ -169,45 +169,41 @@ func (pi *PodInfo) parseAffinity() {
 		return
 	}
 	if a := aff.PodAffinity; a != nil {
-		for i := range a.RequiredDuringSchedulingIgnoredDuringExecution {
-			t, err := newAffinityTerm(pi.Pod, &a.RequiredDuringSchedulingIgnoredDuringExecution[i])
-			pi.noteErr(err)
-			if t != nil {
-				pi.RequiredAffinityTerms = append(pi.RequiredAffinityTerms, *t)
-			}
-		}
-		for i := range a.PreferredDuringSchedulingIgnoredDuringExecution {
-			w := &a.PreferredDuringSchedulingIgnoredDuringExecution[i]
-			if w.Weight == 0 {
-				continue
-			}
-			t, err := newAffinityTerm(pi.Pod, &w.PodAffinityTerm)
-			pi.noteErr(err)
-			if t != nil {
-				pi.PreferredAffinityTerms = append(pi.PreferredAffinityTerms, WeightedAffinityTerm{*t, w.Weight})
-			}
-		}
+		pi.RequiredAffinityTerms = pi.parseRequired(a.RequiredDuringSchedulingIgnoredDuringExecution)
+		pi.PreferredAffinityTerms = pi.parsePreferred(a.PreferredDuringSchedulingIgnoredDuringExecution)
 	}
 	if a := aff.PodAntiAffinity; a != nil {
-		for i := range a.RequiredDuringSchedulingIgnoredDuringExecution {
-			t, err := newAffinityTerm(pi.Pod, &a.RequiredDuringSchedulingIgnoredDuringExecution[i])
-			pi.noteErr(err)
-			if t != nil {
-				pi.RequiredAntiAffinityTerms = append(pi.RequiredAntiAffinityTerms, *t)
-			}
-		}
-		for i := range a.PreferredDuringSchedulingIgnoredDuringExecution {
-			w := &a.PreferredDuringSchedulingIgnoredDuringExecution[i]
-			if w.Weight == 0 {
-				continue
-			}
-			t, err := newAffinityTerm(pi.Pod, &w.PodAffinityTerm)
-			pi.noteErr(err)
-			if t != nil {
-				pi.PreferredAntiAffinityTerms = append(pi.PreferredAntiAffinityTerms, WeightedAffinityTerm{*t, w.Weight})
-			}
+		pi.RequiredAntiAffinityTerms = pi.parseRequired(a.RequiredDuringSchedulingIgnoredDuringExecution)
+		pi.PreferredAntiAffinityTerms = pi.parsePreferred(a.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+}
+
+func (pi *PodInfo) parseRequired(terms []v1.PodAffinityTerm) []AffinityTerm {
+	var out []AffinityTerm
+	for i := range terms {
+		t, err := newAffinityTerm(pi.Pod, &terms[i])
+		pi.noteErr(err)
+		if t != nil {
+			out = append(out, *t)
 		}
 	}
+	return out
+}
+
+// parsePreferred drops zero-weight terms, as upstream does.
+func (pi *PodInfo) parsePreferred(terms []v1.WeightedPodAffinityTerm) []WeightedAffinityTerm {
+	var out []WeightedAffinityTerm
+	for i := range terms {
+		if terms[i].Weight == 0 {
+			continue
+		}
+		t, err := newAffinityTerm(pi.Pod, &terms[i].PodAffinityTerm)
+		pi.noteErr(err)
+		if t != nil {
+			out = append(out, WeightedAffinityTerm{*t, terms[i].Weight})
+		}
+	}
+	return out
 }
 
 func (pi *PodInfo) noteErr(err error) {
