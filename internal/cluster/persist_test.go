@@ -62,8 +62,8 @@ func TestRandIsDeterministic(t *testing.T) {
 			t.Fatal("same seed, different sequence")
 		}
 	}
-	c := NewRand(43)
-	if NewRand(42).Uint64() == c.Uint64() {
+	c, d := NewRand(43), NewRand(42)
+	if d.Uint64() == c.Uint64() {
 		t.Error("different seeds gave the same first number")
 	}
 	s := New("", 1)
