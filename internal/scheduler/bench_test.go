@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -76,16 +77,22 @@ func BenchmarkSchedule(b *testing.B) {
 		pod  func(int) *v1.Pod
 	}{{"plain", plainPod}, {"mixed", mixedPod}} {
 		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
 			var scheduled int
+			var before, after runtime.MemStats
+			var mallocs uint64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				s := benchState(bc.pod)
 				sc := New()
+				runtime.ReadMemStats(&before)
 				b.StartTimer()
 				if _, err := sc.Sync(s); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
+				runtime.ReadMemStats(&after)
+				mallocs += after.Mallocs - before.Mallocs
 				scheduled = 0
 				for _, p := range s.Pods {
 					if p.Spec.NodeName != "" {
@@ -98,6 +105,7 @@ func BenchmarkSchedule(b *testing.B) {
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(benchPods)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+			b.ReportMetric(float64(mallocs)/float64(benchPods*b.N), "allocs/pod")
 		})
 	}
 }

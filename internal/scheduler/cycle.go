@@ -62,8 +62,10 @@ type Diagnosis struct {
 	Message      string
 }
 
+// rejection is a node's rejecting status; the node's name is only read
+// when the rejections are reported (most cycles succeed and drop them).
 type rejection struct {
-	node   string
+	node   *framework.NodeInfo
 	status *framework.Status
 }
 
@@ -139,7 +141,7 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 	}
 	if len(feasible) == 0 || sc.RecordScores {
 		for _, r := range sc.rejected {
-			diag.NodeToStatus.Statuses[r.node] = r.status
+			diag.NodeToStatus.Statuses[r.node.Name()] = r.status
 		}
 	}
 	if len(feasible) == 0 {
@@ -201,7 +203,7 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 		if !st.IsRejected() {
 			return nil, st
 		}
-		sc.rejected = append(sc.rejected, rejection{ni.Node.Name, st})
+		sc.rejected = append(sc.rejected, rejection{ni, st})
 	}
 	s.Scheduler.NextStartNodeIndex = (start + processed) % n
 	return feasible, nil

@@ -2,12 +2,14 @@ package scheduler
 
 import (
 	"sort"
+	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 	"github.com/berth-sim/berth/internal/version"
 )
 
@@ -20,11 +22,18 @@ type Snapshot struct {
 	affinityDirty      bool
 	withAffinity       []*framework.NodeInfo
 	withRequiredAntiAf []*framework.NodeInfo
+	// id tells snapshots apart; added logs the pods bound since it was built
+	// (helper.PodLog), so plugins can advance their indexes incrementally.
+	id    uint64
+	added []helper.AddedPod
 }
+
+// snapshotIDs numbers snapshots; ids only identify, they decide nothing.
+var snapshotIDs atomic.Uint64
 
 // NewSnapshot wraps NodeInfos that are already in node-tree order.
 func NewSnapshot(nodes []*framework.NodeInfo) *Snapshot {
-	sn := &Snapshot{nodes: nodes, byName: make(map[string]*framework.NodeInfo, len(nodes)), affinityDirty: true}
+	sn := &Snapshot{nodes: nodes, byName: make(map[string]*framework.NodeInfo, len(nodes)), affinityDirty: true, id: snapshotIDs.Add(1)}
 	for _, n := range nodes {
 		sn.byName[n.Name()] = n
 	}
@@ -38,6 +47,7 @@ func (sn *Snapshot) AddPod(pi *framework.PodInfo, node string) {
 		return
 	}
 	ni.AddPod(pi)
+	sn.added = append(sn.added, helper.AddedPod{Node: ni, Pod: pi})
 	if pi.HasAffinity() {
 		sn.affinityDirty = true
 	}
@@ -137,7 +147,13 @@ type handle struct {
 	services map[string][]*v1.Service
 }
 
-var _ framework.Handle = (*handle)(nil)
+var (
+	_ framework.Handle = (*handle)(nil)
+	_ helper.PodLog    = (*handle)(nil)
+)
+
+// AddedPods implements helper.PodLog.
+func (h *handle) AddedPods() (uint64, []helper.AddedPod) { return h.snap.id, h.snap.added }
 
 func (h *handle) Nodes() []*framework.NodeInfo { return h.snap.nodes }
 

@@ -66,11 +66,11 @@ func (m topologyCounts) updateWithAntiAffinityTerms(terms []framework.AffinityTe
 type preFilterState struct {
 	// existingAntiAffinityCounts: domains where an existing pod's required
 	// anti-affinity term matches the incoming pod.
-	existingAntiAffinityCounts topologyCounts
+	existingAntiAffinityCounts *lazyCounts
 	// affinityCounts: domains holding pods that match all incoming required affinity terms.
-	affinityCounts topologyCounts
+	affinityCounts *lazyCounts
 	// antiAffinityCounts: domains holding pods that match an incoming required anti-affinity term.
-	antiAffinityCounts topologyCounts
+	antiAffinityCounts *lazyCounts
 	// The incoming pod, its required terms with namespace selectors resolved,
 	// and its namespace's labels.
 	pod                  *v1.Pod
@@ -85,9 +85,9 @@ func (s *preFilterState) Clone() framework.StateData {
 		return nil
 	}
 	c := *s
-	c.existingAntiAffinityCounts = s.existingAntiAffinityCounts.clone()
-	c.affinityCounts = s.affinityCounts.clone()
-	c.antiAffinityCounts = s.antiAffinityCounts.clone()
+	c.existingAntiAffinityCounts = &lazyCounts{m: s.existingAntiAffinityCounts.toMap()}
+	c.affinityCounts = &lazyCounts{m: s.affinityCounts.toMap()}
+	c.antiAffinityCounts = &lazyCounts{m: s.antiAffinityCounts.toMap()}
 	return &c
 }
 
@@ -96,10 +96,10 @@ func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *v1.Node, del
 	if s == nil || node == nil {
 		return
 	}
-	s.existingAntiAffinityCounts.updateWithAntiAffinityTerms(pi.RequiredAntiAffinityTerms, s.pod, s.namespaceLabels, node, delta)
+	s.existingAntiAffinityCounts.mutable().updateWithAntiAffinityTerms(pi.RequiredAntiAffinityTerms, s.pod, s.namespaceLabels, node, delta)
 	// The incoming pod's terms carry resolved namespaces, so no labels are needed.
-	s.affinityCounts.updateWithAffinityTerms(s.requiredAffinity, pi.Pod, nil, node, delta)
-	s.antiAffinityCounts.updateWithAntiAffinityTerms(s.requiredAntiAffinity, pi.Pod, nil, node, delta)
+	s.affinityCounts.mutable().updateWithAffinityTerms(s.requiredAffinity, pi.Pod, nil, node, delta)
+	s.antiAffinityCounts.mutable().updateWithAntiAffinityTerms(s.requiredAntiAffinity, pi.Pod, nil, node, delta)
 }
 
 // PreFilter counts, per topology domain, the existing pods relevant to the
@@ -121,82 +121,80 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 	pl.countExisting(s, nodes)
 	pl.mu.Unlock()
 
-	if len(s.existingAntiAffinityCounts) == 0 && len(s.requiredAffinity) == 0 && len(s.requiredAntiAffinity) == 0 {
+	if s.existingAntiAffinityCounts.empty() && len(s.requiredAffinity) == 0 && len(s.requiredAntiAffinity) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	cs.Write(preFilterStateKey, s)
 	return nil, nil
 }
 
-// countExisting fills the three count maps. Pods and terms are looked at per
-// class (identical labels, identical terms), so a cycle costs one cache
-// check per node plus one selector evaluation per distinct class.
-func (pl *Plugin) countExisting(s *preFilterState, nodes []*framework.NodeInfo) {
-	pl.terms.beginCycle(len(nodes))
-	pl.classes.BeginCycle(len(nodes))
+// syncIndex brings the existing-pod index up to date for nodes and returns
+// the index to read existing anti-affinity terms from (the handle's list of
+// nodes with such pods) and the one to read pod classes from (nodes). With
+// a handle that logs bound pods both are the long-lived index.
+func (pl *Plugin) syncIndex(nodes []*framework.NodeInfo) (terms, classes *existingIndex) {
+	if pl.index.domains.Update(pl.handle, nodes) {
+		return pl.index, pl.index
+	}
+	terms = newExistingIndex()
+	terms.domains.Update(pl.handle, pl.handle.HavePodsWithRequiredAntiAffinity())
+	return terms, pl.index
+}
 
-	s.existingAntiAffinityCounts = make(topologyCounts)
-	termMatches := make([]int8, 0) // by term id: 0 unknown, 1 yes, 2 no
-	for _, ni := range pl.handle.HavePodsWithRequiredAntiAffinity() {
-		node := ni.Node
-		if node == nil {
+// countExisting fills the three counts from the index: each distinct term
+// and pod class is matched against once, and the per-domain counts are
+// shared with the index rather than copied.
+func (pl *Plugin) countExisting(s *preFilterState, nodes []*framework.NodeInfo) {
+	tx, cx := pl.syncIndex(nodes)
+
+	s.existingAntiAffinityCounts = &lazyCounts{}
+	for id, m := range tx.termDomains {
+		if len(m) == 0 {
 			continue
 		}
-		for _, tc := range pl.terms.counts(ni) {
-			if int(tc.term) >= len(termMatches) {
-				grown := make([]int8, len(pl.terms.terms))
-				copy(grown, termMatches)
-				termMatches = grown
-			}
-			if termMatches[tc.term] == 0 {
-				termMatches[tc.term] = 2
-				if pl.terms.terms[tc.term].Matches(s.pod, s.namespaceLabels) {
-					termMatches[tc.term] = 1
-				}
-			}
-			if termMatches[tc.term] == 1 {
-				s.existingAntiAffinityCounts.update(node, pl.terms.terms[tc.term].TopologyKey, int64(tc.count))
-			}
+		t := &tx.terms.terms[id]
+		if t.Matches(s.pod, s.namespaceLabels) {
+			s.existingAntiAffinityCounts.sources = append(s.existingAntiAffinityCounts.sources, countSource{key: t.TopologyKey, counts: m})
 		}
 	}
 
-	s.affinityCounts = make(topologyCounts)
-	s.antiAffinityCounts = make(topologyCounts)
+	s.affinityCounts = &lazyCounts{}
+	s.antiAffinityCounts = &lazyCounts{}
 	if len(s.requiredAffinity) == 0 && len(s.requiredAntiAffinity) == 0 {
 		return
 	}
+	classes := cx.domains.Classes()
 	// The incoming pod's terms carry resolved namespaces: no labels needed.
-	matchesAll := helper.NewClassMemo(pl.classes, func(c *helper.PodClass) bool {
-		if len(s.requiredAffinity) == 0 {
-			return false
-		}
+	if len(s.requiredAffinity) > 0 {
+		keys := make([]*helper.KeyDomains, len(s.requiredAffinity))
 		for i := range s.requiredAffinity {
-			if !termMatchesClass(&s.requiredAffinity[i], c, nil) {
-				return false
+			keys[i] = cx.domains.Key(s.requiredAffinity[i].TopologyKey)
+		}
+		for c := 0; c < classes.NumClasses(); c++ {
+			pc := classes.Class(int32(c))
+			all := true
+			for i := range s.requiredAffinity {
+				if !termMatchesClass(&s.requiredAffinity[i], pc, nil) {
+					all = false
+					break
+				}
+			}
+			if !all {
+				continue
+			}
+			for i := range s.requiredAffinity {
+				if c < len(keys[i].ByClass) && len(keys[i].ByClass[c]) > 0 {
+					s.affinityCounts.sources = append(s.affinityCounts.sources, countSource{key: s.requiredAffinity[i].TopologyKey, counts: keys[i].ByClass[c]})
+				}
 			}
 		}
-		return true
-	})
-	anti := make([]*helper.ClassMemo, len(s.requiredAntiAffinity))
-	for i := range anti {
-		t := &s.requiredAntiAffinity[i]
-		anti[i] = helper.NewClassMemo(pl.classes, func(c *helper.PodClass) bool { return termMatchesClass(t, c, nil) })
 	}
-	for _, ni := range nodes {
-		node := ni.Node
-		if node == nil {
-			continue
-		}
-		for _, cc := range pl.classes.Counts(ni) {
-			if matchesAll.Has(cc.Class) {
-				for i := range s.requiredAffinity {
-					s.affinityCounts.update(node, s.requiredAffinity[i].TopologyKey, int64(cc.Count))
-				}
-			}
-			for i := range anti {
-				if anti[i].Has(cc.Class) {
-					s.antiAffinityCounts.update(node, s.requiredAntiAffinity[i].TopologyKey, int64(cc.Count))
-				}
+	for i := range s.requiredAntiAffinity {
+		t := &s.requiredAntiAffinity[i]
+		kd := cx.domains.Key(t.TopologyKey)
+		for c := range kd.ByClass {
+			if len(kd.ByClass[c]) > 0 && termMatchesClass(t, classes.Class(int32(c)), nil) {
+				s.antiAffinityCounts.sources = append(s.antiAffinityCounts.sources, countSource{key: t.TopologyKey, counts: kd.ByClass[c]})
 			}
 		}
 	}
@@ -270,24 +268,24 @@ func satisfyPodAffinity(s *preFilterState, node *v1.Node) bool {
 		if !ok {
 			return false
 		}
-		if s.affinityCounts[topologyPair{key: key, value: value}] <= 0 {
+		if s.affinityCounts.get(key, value) <= 0 {
 			podsExist = false
 		}
 	}
 	if podsExist {
 		return true
 	}
-	return len(s.affinityCounts) == 0 && podMatchesAllTerms(s.requiredAffinity, s.pod, s.namespaceLabels)
+	return s.affinityCounts.empty() && podMatchesAllTerms(s.requiredAffinity, s.pod, s.namespaceLabels)
 }
 
 // satisfyPodAntiAffinity: no term's domain on this node may hold a matching pod.
 func satisfyPodAntiAffinity(s *preFilterState, node *v1.Node) bool {
-	if len(s.antiAffinityCounts) == 0 {
+	if s.antiAffinityCounts.empty() {
 		return true
 	}
 	for i := range s.requiredAntiAffinity {
 		key := s.requiredAntiAffinity[i].TopologyKey
-		if value, ok := node.Labels[key]; ok && s.antiAffinityCounts[topologyPair{key: key, value: value}] > 0 {
+		if value, ok := node.Labels[key]; ok && s.antiAffinityCounts.get(key, value) > 0 {
 			return false
 		}
 	}
@@ -297,9 +295,19 @@ func satisfyPodAntiAffinity(s *preFilterState, node *v1.Node) bool {
 // satisfyExistingPodsAntiAffinity: no label of the node may be a domain where
 // an existing pod's anti-affinity rejects the incoming pod.
 func satisfyExistingPodsAntiAffinity(s *preFilterState, node *v1.Node) bool {
+	c := s.existingAntiAffinityCounts
+	if c.m == nil {
+		// Source counts are positive, so any hit is a rejection.
+		for i := range c.sources {
+			if v, ok := node.Labels[c.sources[i].key]; ok && c.sources[i].counts[v] > 0 {
+				return false
+			}
+		}
+		return true
+	}
 	// Walk the smaller side; only existence matters, so order is irrelevant.
-	if len(s.existingAntiAffinityCounts) <= len(node.Labels) {
-		for p, n := range s.existingAntiAffinityCounts {
+	if len(c.m) <= len(node.Labels) {
+		for p, n := range c.m {
 			if v, ok := node.Labels[p.key]; ok && v == p.value && n > 0 {
 				return false
 			}
@@ -307,7 +315,7 @@ func satisfyExistingPodsAntiAffinity(s *preFilterState, node *v1.Node) bool {
 		return true
 	}
 	for k, v := range node.Labels {
-		if s.existingAntiAffinityCounts[topologyPair{key: k, value: v}] > 0 {
+		if c.m[topologyPair{key: k, value: v}] > 0 {
 			return false
 		}
 	}

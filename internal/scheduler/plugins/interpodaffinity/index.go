@@ -10,63 +10,16 @@ import (
 	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 )
 
-// termIndex caches, per node, the required anti-affinity terms of the pods on
-// it, with identical terms interned to one id. Replicas of one template carry
-// identical terms, so PreFilter checks each distinct term against the
+// termIndex interns required anti-affinity terms: replicas of one template
+// carry identical terms, so PreFilter checks each distinct term against the
 // incoming pod once instead of once per existing pod.
 type termIndex struct {
 	ids   map[string]int32
 	terms []framework.AffinityTerm
-	nodes map[*framework.NodeInfo]*nodeTerms
-}
-
-type termCount struct {
-	term  int32
-	count int32
-}
-
-type nodeTerms struct {
-	gen    int64
-	counts []termCount
 }
 
 func newTermIndex() *termIndex {
-	return &termIndex{ids: map[string]int32{}, nodes: map[*framework.NodeInfo]*nodeTerms{}}
-}
-
-const maxTerms = 1 << 18
-
-func (x *termIndex) beginCycle(numNodes int) {
-	if len(x.terms) > maxTerms || len(x.nodes) > 2*numNodes+1024 {
-		x.ids, x.terms, x.nodes = map[string]int32{}, nil, map[*framework.NodeInfo]*nodeTerms{}
-	}
-}
-
-// counts returns the interned required anti-affinity terms on ni with how
-// many pods there carry each.
-func (x *termIndex) counts(ni *framework.NodeInfo) []termCount {
-	if e := x.nodes[ni]; e != nil && e.gen == ni.Generation {
-		return e.counts
-	}
-	e := &nodeTerms{gen: ni.Generation}
-	for _, p := range ni.PodsWithRequiredAntiAffinity {
-		for i := range p.RequiredAntiAffinityTerms {
-			id := x.intern(&p.RequiredAntiAffinityTerms[i])
-			found := false
-			for j := range e.counts {
-				if e.counts[j].term == id {
-					e.counts[j].count++
-					found = true
-					break
-				}
-			}
-			if !found {
-				e.counts = append(e.counts, termCount{term: id, count: 1})
-			}
-		}
-	}
-	x.nodes[ni] = e
-	return e.counts
+	return &termIndex{ids: map[string]int32{}}
 }
 
 func selectorSignature(s labels.Selector) string {
@@ -99,4 +52,106 @@ func termMatchesClass(t *framework.AffinityTerm, c *helper.PodClass, nsLabels la
 		return t.Selector.Matches(c.Labels)
 	}
 	return false
+}
+
+// existingIndex is the plugin's per-snapshot view of the existing pods: pod
+// classes per topology domain, and per interned required anti-affinity term
+// the pods carrying it per domain of the term's key. It is advanced from the
+// handle's pod log, so PreFilter no longer walks every node.
+type existingIndex struct {
+	domains     *helper.ClassDomainIndex
+	terms       *termIndex
+	termDomains []map[string]int64
+	// scoringPods counts pods whose terms PreScore looks at (required
+	// affinity, preferred affinity or anti-affinity).
+	scoringPods int
+}
+
+func newExistingIndex() *existingIndex {
+	x := &existingIndex{domains: helper.NewClassDomainIndex()}
+	x.domains.OnReset = func() { x.terms, x.termDomains, x.scoringPods = newTermIndex(), nil, 0 }
+	x.domains.OnAdd = x.add
+	x.domains.OnReset()
+	return x
+}
+
+func (x *existingIndex) add(ni *framework.NodeInfo, pi *framework.PodInfo) {
+	if len(pi.RequiredAffinityTerms) > 0 || len(pi.PreferredAffinityTerms) > 0 || len(pi.PreferredAntiAffinityTerms) > 0 {
+		x.scoringPods++
+	}
+	if ni.Node == nil {
+		return
+	}
+	for i := range pi.RequiredAntiAffinityTerms {
+		t := &pi.RequiredAntiAffinityTerms[i]
+		id := x.terms.intern(t)
+		for int(id) >= len(x.termDomains) {
+			x.termDomains = append(x.termDomains, nil)
+		}
+		v, ok := ni.Node.Labels[t.TopologyKey]
+		if !ok {
+			continue
+		}
+		if x.termDomains[id] == nil {
+			x.termDomains[id] = map[string]int64{}
+		}
+		x.termDomains[id][v]++
+	}
+}
+
+// countSource is one read-only per-domain count map of a topology key.
+type countSource struct {
+	key    string
+	counts map[string]int64
+}
+
+// lazyCounts is a topologyCounts kept as a sum of shared index maps until
+// someone needs to change it (AddPod, RemovePod, Clone), when it becomes a
+// map of its own. Source maps hold positive counts only.
+type lazyCounts struct {
+	sources []countSource
+	m       topologyCounts
+}
+
+// empty is len(topologyCounts) == 0.
+func (c *lazyCounts) empty() bool {
+	if c.m != nil {
+		return len(c.m) == 0
+	}
+	return len(c.sources) == 0
+}
+
+func (c *lazyCounts) get(key, value string) int64 {
+	if c.m != nil {
+		return c.m[topologyPair{key: key, value: value}]
+	}
+	var n int64
+	for i := range c.sources {
+		if c.sources[i].key == key {
+			n += c.sources[i].counts[value]
+		}
+	}
+	return n
+}
+
+// toMap returns the counts as a new map.
+func (c *lazyCounts) toMap() topologyCounts {
+	if c.m != nil {
+		return c.m.clone()
+	}
+	m := topologyCounts{}
+	for _, src := range c.sources {
+		for v, n := range src.counts {
+			m[topologyPair{key: src.key, value: v}] += n
+		}
+	}
+	return m
+}
+
+// mutable turns the counts into a map of their own and returns it.
+func (c *lazyCounts) mutable() topologyCounts {
+	if c.m == nil {
+		c.m, c.sources = c.toMap(), nil
+	}
+	return c.m
 }

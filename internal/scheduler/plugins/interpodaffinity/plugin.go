@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 )
 
 // Name is the plugin's name in the profile and in messages.
@@ -35,9 +34,8 @@ type Plugin struct {
 	args   Args
 
 	// mu guards the caches, which PreFilter uses across all nodes.
-	mu      sync.Mutex
-	classes *helper.PodClassIndex
-	terms   *termIndex
+	mu    sync.Mutex
+	index *existingIndex
 }
 
 var (
@@ -56,7 +54,7 @@ func New(h framework.Handle) *Plugin {
 
 // NewWithArgs returns the plugin with explicit arguments.
 func NewWithArgs(h framework.Handle, args Args) *Plugin {
-	return &Plugin{handle: h, args: args, classes: helper.NewPodClassIndex(), terms: newTermIndex()}
+	return &Plugin{handle: h, args: args, index: newExistingIndex()}
 }
 
 // Name implements framework.Plugin.

@@ -66,6 +66,14 @@ func (pl *Plugin) PreScore(cs *framework.CycleState, pi *framework.PodInfo, node
 	if hasConstraints {
 		candidates = pl.handle.Nodes()
 	} else {
+		// No existing pod with scoring terms: nothing could be added below.
+		pl.mu.Lock()
+		pl.index.domains.Update(pl.handle, pl.handle.Nodes())
+		none := pl.index.scoringPods == 0
+		pl.mu.Unlock()
+		if none {
+			return framework.NewStatus(framework.Skip)
+		}
 		candidates = pl.handle.HavePodsWithAffinity()
 	}
 	affinity := resolveWeighted(pl, pi.PreferredAffinityTerms)

@@ -57,6 +57,10 @@ func (p *criticalPaths) update(value string, num int) {
 // preFilterState holds, per DoNotSchedule constraint, the matching pod count
 // of every eligible domain and the critical paths.
 type preFilterState struct {
+	// pod is the incoming pod and selfMatch[i] whether constraint i selects
+	// it (1) or not (0), so Filter does not re-match it on every node.
+	pod               *v1.Pod
+	selfMatch         []int
 	constraints       []constraint
 	criticalPaths     []*criticalPaths
 	tpValueToMatchNum []map[string]int
@@ -68,6 +72,8 @@ func (s *preFilterState) Clone() framework.StateData {
 		return nil
 	}
 	c := &preFilterState{
+		pod:               s.pod,
+		selfMatch:         s.selfMatch,
 		constraints:       s.constraints,
 		criticalPaths:     make([]*criticalPaths, len(s.criticalPaths)),
 		tpValueToMatchNum: make([]map[string]int, len(s.tpValueToMatchNum)),
@@ -129,16 +135,26 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	s := &preFilterState{
+		pod:               pod,
+		selfMatch:         make([]int, len(constraints)),
 		constraints:       constraints,
 		criticalPaths:     make([]*criticalPaths, len(constraints)),
 		tpValueToMatchNum: make([]map[string]int, len(constraints)),
 	}
 	for i := range constraints {
 		s.tpValueToMatchNum[i] = make(map[string]int)
+		if constraints[i].Selector.Matches(labels.Set(pod.Labels)) {
+			s.selfMatch[i] = 1
+		}
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
+	if pl.countFromIndex(s, pod, nodes) {
+		s.initCriticalPaths()
+		cs.Write(preFilterStateKey, s)
+		return nil, nil
+	}
 	counter := pl.newCounter(constraints, pod.Namespace, len(nodes))
 	for _, ni := range nodes {
 		node := ni.Node
@@ -153,6 +169,13 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 			s.tpValueToMatchNum[i][node.Labels[c.TopologyKey]] += counter.count(i, ni)
 		}
 	}
+	s.initCriticalPaths()
+	cs.Write(preFilterStateKey, s)
+	return nil, nil
+}
+
+// initCriticalPaths finds each constraint's two smallest domains.
+func (s *preFilterState) initCriticalPaths() {
 	for i, m := range s.tpValueToMatchNum {
 		s.criticalPaths[i] = newCriticalPaths()
 		// Sorted, so that ties between domains resolve the same way every run.
@@ -165,8 +188,51 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 			s.criticalPaths[i].update(v, m[v])
 		}
 	}
-	cs.Write(preFilterStateKey, s)
-	return nil, nil
+}
+
+// countFromIndex fills the counts from the per-snapshot class index when
+// every node carrying the topology key takes part: one topology key for all
+// constraints, no taint policy, and no node affinity to honour. It reports
+// whether it did; the result equals the walk over nodes in PreFilter.
+func (pl *Plugin) countFromIndex(s *preFilterState, pod *v1.Pod, nodes []*framework.NodeInfo) bool {
+	hasRequired := len(pod.Spec.NodeSelector) > 0 || (pod.Spec.Affinity != nil && pod.Spec.Affinity.NodeAffinity != nil &&
+		pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil)
+	key := s.constraints[0].TopologyKey
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if c.TopologyKey != key || c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor ||
+			(c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor && hasRequired) {
+			return false
+		}
+	}
+	if !pl.index.Update(pl.handle, nodes) {
+		return false
+	}
+	kd := pl.index.Key(key)
+	classes := pl.index.Classes()
+	for i := range s.constraints {
+		sel := s.constraints[i].Selector
+		m := make(map[string]int, len(kd.Values))
+		for v := range kd.Values {
+			m[v] = 0
+		}
+		if !sel.Empty() {
+			for c, counts := range kd.ByClass {
+				if len(counts) == 0 {
+					continue
+				}
+				pc := classes.Class(int32(c))
+				if pc.Terminating || pc.Namespace != pod.Namespace || !sel.Matches(pc.Labels) {
+					continue
+				}
+				for v, n := range counts {
+					m[v] += int(n)
+				}
+			}
+		}
+		s.tpValueToMatchNum[i] = m
+	}
+	return true
 }
 
 // PreFilterExtensions implements framework.PreFilterPlugin.
@@ -223,7 +289,9 @@ func (pl *Plugin) Filter(cs *framework.CycleState, pi *framework.PodInfo, nodeIn
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
 		}
 		self := 0
-		if c.Selector.Matches(podLabels) {
+		if pi.Pod == s.pod && s.selfMatch != nil {
+			self = s.selfMatch[i]
+		} else if c.Selector.Matches(podLabels) {
 			self = 1
 		}
 		skew := s.tpValueToMatchNum[i][value] + self - s.minMatchNum(i, c.MinDomains)

@@ -38,6 +38,8 @@ type Plugin struct {
 	// mu guards classes, the per-node pod class cache used when counting.
 	mu      sync.Mutex
 	classes *helper.PodClassIndex
+	// index counts pods per class and domain over the snapshot (PreFilter).
+	index *helper.ClassDomainIndex
 }
 
 var (
@@ -51,13 +53,13 @@ var (
 
 // New returns the plugin as the default profile configures it (system defaults).
 func New(h framework.Handle) *Plugin {
-	return &Plugin{handle: h, defaultConstraints: SystemDefaultConstraints, systemDefaulted: true, classes: helper.NewPodClassIndex()}
+	return &Plugin{handle: h, defaultConstraints: SystemDefaultConstraints, systemDefaulted: true, classes: helper.NewPodClassIndex(), index: helper.NewClassDomainIndex()}
 }
 
 // NewWithDefaults returns the plugin with explicit cluster-level default
 // constraints (DefaultingType List); nil means no defaulting at all.
 func NewWithDefaults(h framework.Handle, defaults []v1.TopologySpreadConstraint) *Plugin {
-	return &Plugin{handle: h, defaultConstraints: defaults, classes: helper.NewPodClassIndex()}
+	return &Plugin{handle: h, defaultConstraints: defaults, classes: helper.NewPodClassIndex(), index: helper.NewClassDomainIndex()}
 }
 
 // Name implements framework.Plugin.
