@@ -58,51 +58,23 @@ func Bootstrap(s *cluster.State) error {
 
 // resourceName is the plural resource (with group) used in API error messages.
 func resourceName(obj runtime.Object) string {
-	switch obj.(type) {
-	case *corev1.Pod:
-		return "pods"
-	case *corev1.Namespace:
-		return "namespaces"
-	case *corev1.Service:
-		return "services"
-	case *corev1.ServiceAccount:
-		return "serviceaccounts"
-	case *corev1.ConfigMap:
-		return "configmaps"
-	case *corev1.Secret:
-		return "secrets"
-	case *corev1.Node:
-		return "nodes"
-	case *schedulingv1.PriorityClass:
-		return "priorityclasses.scheduling.k8s.io"
-	case *appsv1.Deployment:
-		return "deployments.apps"
-	case *appsv1.ReplicaSet:
-		return "replicasets.apps"
+	if k := cluster.KindOf(obj); k != nil {
+		return k.GroupResource()
 	}
 	return fmt.Sprintf("%T", obj)
 }
 
 // typeMeta is the kind and apiVersion stored objects carry.
 func typeMeta(obj runtime.Object) metav1.TypeMeta {
-	switch obj.(type) {
-	case *appsv1.Deployment:
-		return metav1.TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"}
-	case *appsv1.ReplicaSet:
-		return metav1.TypeMeta{Kind: "ReplicaSet", APIVersion: "apps/v1"}
-	case *schedulingv1.PriorityClass:
-		return metav1.TypeMeta{Kind: "PriorityClass", APIVersion: "scheduling.k8s.io/v1"}
+	if k := cluster.KindOf(obj); k != nil {
+		return metav1.TypeMeta{Kind: k.GVK.Kind, APIVersion: k.GVK.GroupVersion().String()}
 	}
-	kind := strings.TrimPrefix(fmt.Sprintf("%T", obj), "*v1.")
-	return metav1.TypeMeta{Kind: kind, APIVersion: "v1"}
+	return metav1.TypeMeta{}
 }
 
 func namespaced(obj runtime.Object) bool {
-	switch obj.(type) {
-	case *corev1.Namespace, *corev1.Node, *schedulingv1.PriorityClass:
-		return false
-	}
-	return true
+	k := cluster.KindOf(obj)
+	return k == nil || k.Namespaced
 }
 
 // NotFound is the API server's not-found message: `namespaces "x" not found`.
@@ -166,39 +138,30 @@ func Create(s *cluster.State, obj runtime.Object) error {
 	m.SetCreationTimestamp(metav1.NewTime(s.Now))
 	m.SetResourceVersion(s.Bump())
 	setTypeMeta(obj)
-	key := cluster.Key(m.GetNamespace(), m.GetName())
+	kind := cluster.KindOf(obj)
+	if kind == nil {
+		return fmt.Errorf("berth does not store objects of type %T", obj)
+	}
+	// Generation-tracking kinds start at generation 1.
+	switch obj.(type) {
+	case *corev1.Pod, *corev1.Namespace, *corev1.Node, *corev1.Service, *corev1.ServiceAccount,
+		*corev1.ConfigMap, *corev1.Secret, *schedulingv1.PriorityClass:
+	default:
+		m.SetGeneration(1)
+	}
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOSClass(o)}
-		s.Pods[key] = o
-		s.NoteChange()
-	case *corev1.Namespace:
-		s.Namespaces[key] = o
-		if err := Create(s, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: o.Name}}); err != nil {
-			return err
-		}
 	case *corev1.Service:
 		allocateClusterIP(s, o)
-		s.Services[key] = o
-	case *corev1.ServiceAccount:
-		s.ServiceAccounts[key] = o
-	case *corev1.ConfigMap:
-		s.ConfigMaps[key] = o
-	case *corev1.Secret:
-		s.Secrets[key] = o
-	case *corev1.Node:
-		s.Nodes[key] = o
+	}
+	kind.Put(s, cluster.Key(m.GetNamespace(), m.GetName()), obj)
+	switch o := obj.(type) {
+	case *corev1.Pod, *corev1.Node:
 		s.NoteChange()
-	case *schedulingv1.PriorityClass:
-		s.PriorityClasses[key] = o
-	case *appsv1.Deployment:
-		o.Generation = 1
-		s.Deployments[key] = o
-	case *appsv1.ReplicaSet:
-		o.Generation = 1
-		s.ReplicaSets[key] = o
-	default:
-		return fmt.Errorf("berth does not store objects of type %T", obj)
+	case *corev1.Namespace:
+		// The service-account controller gives every namespace its default account.
+		return Create(s, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: o.Name}})
 	}
 	return nil
 }
@@ -316,45 +279,8 @@ func exists(s *cluster.State, obj runtime.Object, key string) bool { return look
 
 // lookup returns the stored object of obj's kind under key, or nil.
 func lookup(s *cluster.State, obj runtime.Object, key string) runtime.Object {
-	switch obj.(type) {
-	case *corev1.Pod:
-		if o, ok := s.Pods[key]; ok {
-			return o
-		}
-	case *corev1.Namespace:
-		if o, ok := s.Namespaces[key]; ok {
-			return o
-		}
-	case *corev1.Service:
-		if o, ok := s.Services[key]; ok {
-			return o
-		}
-	case *corev1.ServiceAccount:
-		if o, ok := s.ServiceAccounts[key]; ok {
-			return o
-		}
-	case *corev1.ConfigMap:
-		if o, ok := s.ConfigMaps[key]; ok {
-			return o
-		}
-	case *corev1.Secret:
-		if o, ok := s.Secrets[key]; ok {
-			return o
-		}
-	case *corev1.Node:
-		if o, ok := s.Nodes[key]; ok {
-			return o
-		}
-	case *schedulingv1.PriorityClass:
-		if o, ok := s.PriorityClasses[key]; ok {
-			return o
-		}
-	case *appsv1.Deployment:
-		if o, ok := s.Deployments[key]; ok {
-			return o
-		}
-	case *appsv1.ReplicaSet:
-		if o, ok := s.ReplicaSets[key]; ok {
+	if k := cluster.KindOf(obj); k != nil {
+		if o, ok := k.Get(s, key); ok {
 			return o
 		}
 	}
@@ -362,27 +288,8 @@ func lookup(s *cluster.State, obj runtime.Object, key string) runtime.Object {
 }
 
 func store(s *cluster.State, obj runtime.Object, key string) {
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		s.Pods[key] = o
-	case *corev1.Namespace:
-		s.Namespaces[key] = o
-	case *corev1.Service:
-		s.Services[key] = o
-	case *corev1.ServiceAccount:
-		s.ServiceAccounts[key] = o
-	case *corev1.ConfigMap:
-		s.ConfigMaps[key] = o
-	case *corev1.Secret:
-		s.Secrets[key] = o
-	case *corev1.Node:
-		s.Nodes[key] = o
-	case *schedulingv1.PriorityClass:
-		s.PriorityClasses[key] = o
-	case *appsv1.Deployment:
-		s.Deployments[key] = o
-	case *appsv1.ReplicaSet:
-		s.ReplicaSets[key] = o
+	if k := cluster.KindOf(obj); k != nil {
+		k.Put(s, key, obj)
 	}
 }
 

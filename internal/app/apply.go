@@ -8,7 +8,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -198,55 +197,32 @@ func lastApplied(obj runtime.Object) (string, error) {
 	return string(data) + "\n", nil
 }
 
-// resourceRef is kubectl's "<resource>[.<group>]/<name>".
+// resourceRef is kubectl's "<kind>[.<group>]/<name>".
 func resourceRef(obj runtime.Object, name string) string {
-	switch obj.(type) {
-	case *appsv1.Deployment:
-		return "deployment.apps/" + name
-	case *appsv1.ReplicaSet:
-		return "replicaset.apps/" + name
-	case *schedulingv1.PriorityClass:
-		return "priorityclass.scheduling.k8s.io/" + name
+	k := cluster.KindOf(obj)
+	ref := strings.ToLower(k.GVK.Kind)
+	if k.GVK.Group != "" {
+		ref += "." + k.GVK.Group
 	}
-	kind := reflect.TypeOf(obj).Elem().Name()
-	return strings.ToLower(kind) + "/" + name
+	return ref + "/" + name
 }
 
+// lookupLive returns the stored object the manifest refers to, or nil.
 func lookupLive(s *cluster.State, obj runtime.Object, m metav1.Object) runtime.Object {
-	ns := m.GetNamespace()
-	if ns == "" {
-		ns = metav1.NamespaceDefault
+	k := cluster.KindOf(obj)
+	if k == nil {
+		return nil
 	}
-	key := cluster.Key(ns, m.GetName())
-	var found runtime.Object
-	switch obj.(type) {
-	case *corev1.Namespace:
-		found = getObj(s.Namespaces, m.GetName())
-	case *corev1.Node:
-		found = getObj(s.Nodes, m.GetName())
-	case *schedulingv1.PriorityClass:
-		found = getObj(s.PriorityClasses, m.GetName())
-	case *corev1.Pod:
-		found = getObj(s.Pods, key)
-	case *corev1.Service:
-		found = getObj(s.Services, key)
-	case *corev1.ServiceAccount:
-		found = getObj(s.ServiceAccounts, key)
-	case *corev1.ConfigMap:
-		found = getObj(s.ConfigMaps, key)
-	case *corev1.Secret:
-		found = getObj(s.Secrets, key)
-	case *appsv1.Deployment:
-		found = getObj(s.Deployments, key)
-	case *appsv1.ReplicaSet:
-		found = getObj(s.ReplicaSets, key)
+	key := m.GetName()
+	if k.Namespaced {
+		ns := m.GetNamespace()
+		if ns == "" {
+			ns = metav1.NamespaceDefault
+		}
+		key = cluster.Key(ns, m.GetName())
 	}
-	return found
-}
-
-func getObj[T runtime.Object](m map[string]T, key string) runtime.Object {
-	if v, ok := m[key]; ok {
-		return v
+	if live, ok := k.Get(s, key); ok {
+		return live
 	}
 	return nil
 }

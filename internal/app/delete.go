@@ -172,17 +172,6 @@ func deleteObject(s *cluster.State, kind, namespace, name string) {
 		}
 	case "Namespace":
 		deleteNamespace(s, name)
-	case "Service":
-		delete(s.Services, key)
-		s.NoteChange()
-	case "ServiceAccount":
-		delete(s.ServiceAccounts, key)
-	case "ConfigMap":
-		delete(s.ConfigMaps, key)
-	case "Secret":
-		delete(s.Secrets, key)
-	case "PriorityClass":
-		delete(s.PriorityClasses, key)
 	case "Event":
 		kept := s.Events[:0]
 		for _, e := range s.Events {
@@ -191,6 +180,13 @@ func deleteObject(s *cluster.State, kind, namespace, name string) {
 			}
 		}
 		s.Events = kept
+	default:
+		for _, k := range cluster.Kinds {
+			if k.GVK.Kind == kind {
+				k.Remove(s, key)
+			}
+		}
+		s.NoteChange()
 	}
 	s.Bump()
 }
@@ -224,10 +220,16 @@ func deleteNamespace(s *cluster.State, ns string) {
 			controllerutil.DeletePod(s, s.Pods[k])
 		}
 	}
-	deleteKeys(s.Services, inNS)
-	deleteKeys(s.ServiceAccounts, inNS)
-	deleteKeys(s.ConfigMaps, inNS)
-	deleteKeys(s.Secrets, inNS)
+	for _, k := range cluster.Kinds {
+		if !k.Namespaced {
+			continue
+		}
+		for _, obj := range k.List(s) {
+			if m := obj.(metav1.Object); m.GetNamespace() == ns {
+				k.Remove(s, cluster.Key(ns, m.GetName()))
+			}
+		}
+	}
 	kept := s.Events[:0]
 	for _, e := range s.Events {
 		if e.Namespace != ns {
@@ -237,12 +239,4 @@ func deleteNamespace(s *cluster.State, ns string) {
 	s.Events = kept
 	delete(s.Namespaces, ns)
 	s.NoteChange()
-}
-
-func deleteKeys[V any](m map[string]V, match func(string) bool) {
-	for _, k := range cluster.SortedKeys(m) {
-		if match(k) {
-			delete(m, k)
-		}
-	}
 }

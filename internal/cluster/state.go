@@ -9,8 +9,11 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 )
 
 // FormatVersion is bumped whenever the persisted layout changes incompatibly.
@@ -79,9 +82,18 @@ type State struct {
 	PriorityClasses map[string]*schedulingv1.PriorityClass `json:"priorityClasses,omitempty"`
 	Deployments     map[string]*appsv1.Deployment          `json:"deployments,omitempty"`
 	ReplicaSets     map[string]*appsv1.ReplicaSet          `json:"replicaSets,omitempty"`
-	Events          []*corev1.Event                        `json:"events,omitempty"`
-	Timers          []Timer                                `json:"timers,omitempty"`
-	Scheduler       SchedulerState                         `json:"scheduler"`
+	StatefulSets    map[string]*appsv1.StatefulSet         `json:"statefulSets,omitempty"`
+	DaemonSets      map[string]*appsv1.DaemonSet           `json:"daemonSets,omitempty"`
+	Jobs            map[string]*batchv1.Job                `json:"jobs,omitempty"`
+	// PodDisruptionBudgets, storage objects and CSINodes (attach limits).
+	PodDisruptionBudgets   map[string]*policyv1.PodDisruptionBudget `json:"podDisruptionBudgets,omitempty"`
+	PersistentVolumes      map[string]*corev1.PersistentVolume      `json:"persistentVolumes,omitempty"`
+	PersistentVolumeClaims map[string]*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
+	StorageClasses         map[string]*storagev1.StorageClass       `json:"storageClasses,omitempty"`
+	CSINodes               map[string]*storagev1.CSINode            `json:"csiNodes,omitempty"`
+	Events                 []*corev1.Event                          `json:"events,omitempty"`
+	Timers                 []Timer                                  `json:"timers,omitempty"`
+	Scheduler              SchedulerState                           `json:"scheduler"`
 
 	// eventIndex speeds up Record's search for the event to fold into; it is
 	// derived from Events and rebuilt whenever Events changed behind its back.
@@ -172,6 +184,9 @@ func (s *State) init() {
 	}
 	if s.ReplicaSets == nil {
 		s.ReplicaSets = map[string]*appsv1.ReplicaSet{}
+	}
+	for _, k := range Kinds {
+		k.ensure(s)
 	}
 	if s.Scheduler.Queue == nil {
 		s.Scheduler.Queue = map[string]*QueuedPod{}
