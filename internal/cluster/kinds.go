@@ -9,6 +9,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"reflect"
 )
 
 // Kind describes one kind of object the state stores: how the API names it
@@ -20,6 +21,9 @@ type Kind struct {
 	// Resource is the plural resource name ("pods", "deployments").
 	Resource   string
 	Namespaced bool
+	// Modelled kinds are accepted by apply; the others are stored by berth's
+	// own controllers only, until their behaviour is modelled.
+	Modelled bool
 
 	get    func(s *State, key string) (runtime.Object, bool)
 	put    func(s *State, key string, obj runtime.Object)
@@ -27,6 +31,7 @@ type Kind struct {
 	keys   func(s *State) []string
 	match  func(obj runtime.Object) bool
 	ensure func(s *State)
+	newObj func() runtime.Object
 }
 
 // GroupResource is "deployments.apps", or "pods" for the core group, as API
@@ -37,6 +42,9 @@ func (k *Kind) GroupResource() string {
 	}
 	return k.Resource + "." + k.GVK.Group
 }
+
+// New returns an empty object of this kind.
+func (k *Kind) New() runtime.Object { return k.newObj() }
 
 // Get returns the stored object under key.
 func (k *Kind) Get(s *State, key string) (runtime.Object, bool) { return k.get(s, key) }
@@ -57,11 +65,22 @@ func (k *Kind) List(s *State) []runtime.Object {
 	return out
 }
 
-func kind[T runtime.Object](group, version, name, resource string, namespaced bool, field func(*State) *map[string]T) *Kind {
+// modelled and stored mark whether apply accepts a kind.
+const (
+	modelled = true
+	stored   = false
+)
+
+func kind[T runtime.Object](group, version, name, resource string, namespaced, applies bool, field func(*State) *map[string]T) *Kind {
 	return &Kind{
 		GVK:        schema.GroupVersionKind{Group: group, Version: version, Kind: name},
 		Resource:   resource,
 		Namespaced: namespaced,
+		Modelled:   applies,
+		newObj: func() runtime.Object {
+			var zero T
+			return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(runtime.Object)
+		},
 		get: func(s *State, key string) (runtime.Object, bool) {
 			v, ok := (*field(s))[key]
 			if !ok {
@@ -91,24 +110,24 @@ func kind[T runtime.Object](group, version, name, resource string, namespaced bo
 
 // Kinds lists every stored kind.
 var Kinds = []*Kind{
-	kind("", "v1", "Namespace", "namespaces", false, func(s *State) *map[string]*corev1.Namespace { return &s.Namespaces }),
-	kind("", "v1", "Node", "nodes", false, func(s *State) *map[string]*corev1.Node { return &s.Nodes }),
-	kind("", "v1", "Pod", "pods", true, func(s *State) *map[string]*corev1.Pod { return &s.Pods }),
-	kind("", "v1", "Service", "services", true, func(s *State) *map[string]*corev1.Service { return &s.Services }),
-	kind("", "v1", "ServiceAccount", "serviceaccounts", true, func(s *State) *map[string]*corev1.ServiceAccount { return &s.ServiceAccounts }),
-	kind("", "v1", "ConfigMap", "configmaps", true, func(s *State) *map[string]*corev1.ConfigMap { return &s.ConfigMaps }),
-	kind("", "v1", "Secret", "secrets", true, func(s *State) *map[string]*corev1.Secret { return &s.Secrets }),
-	kind("", "v1", "PersistentVolume", "persistentvolumes", false, func(s *State) *map[string]*corev1.PersistentVolume { return &s.PersistentVolumes }),
-	kind("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", true, func(s *State) *map[string]*corev1.PersistentVolumeClaim { return &s.PersistentVolumeClaims }),
-	kind("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", false, func(s *State) *map[string]*schedulingv1.PriorityClass { return &s.PriorityClasses }),
-	kind("apps", "v1", "Deployment", "deployments", true, func(s *State) *map[string]*appsv1.Deployment { return &s.Deployments }),
-	kind("apps", "v1", "ReplicaSet", "replicasets", true, func(s *State) *map[string]*appsv1.ReplicaSet { return &s.ReplicaSets }),
-	kind("apps", "v1", "StatefulSet", "statefulsets", true, func(s *State) *map[string]*appsv1.StatefulSet { return &s.StatefulSets }),
-	kind("apps", "v1", "DaemonSet", "daemonsets", true, func(s *State) *map[string]*appsv1.DaemonSet { return &s.DaemonSets }),
-	kind("batch", "v1", "Job", "jobs", true, func(s *State) *map[string]*batchv1.Job { return &s.Jobs }),
-	kind("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, func(s *State) *map[string]*policyv1.PodDisruptionBudget { return &s.PodDisruptionBudgets }),
-	kind("storage.k8s.io", "v1", "StorageClass", "storageclasses", false, func(s *State) *map[string]*storagev1.StorageClass { return &s.StorageClasses }),
-	kind("storage.k8s.io", "v1", "CSINode", "csinodes", false, func(s *State) *map[string]*storagev1.CSINode { return &s.CSINodes }),
+	kind("", "v1", "Namespace", "namespaces", false, modelled, func(s *State) *map[string]*corev1.Namespace { return &s.Namespaces }),
+	kind("", "v1", "Node", "nodes", false, modelled, func(s *State) *map[string]*corev1.Node { return &s.Nodes }),
+	kind("", "v1", "Pod", "pods", true, modelled, func(s *State) *map[string]*corev1.Pod { return &s.Pods }),
+	kind("", "v1", "Service", "services", true, modelled, func(s *State) *map[string]*corev1.Service { return &s.Services }),
+	kind("", "v1", "ServiceAccount", "serviceaccounts", true, modelled, func(s *State) *map[string]*corev1.ServiceAccount { return &s.ServiceAccounts }),
+	kind("", "v1", "ConfigMap", "configmaps", true, modelled, func(s *State) *map[string]*corev1.ConfigMap { return &s.ConfigMaps }),
+	kind("", "v1", "Secret", "secrets", true, modelled, func(s *State) *map[string]*corev1.Secret { return &s.Secrets }),
+	kind("", "v1", "PersistentVolume", "persistentvolumes", false, stored, func(s *State) *map[string]*corev1.PersistentVolume { return &s.PersistentVolumes }),
+	kind("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", true, stored, func(s *State) *map[string]*corev1.PersistentVolumeClaim { return &s.PersistentVolumeClaims }),
+	kind("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", false, modelled, func(s *State) *map[string]*schedulingv1.PriorityClass { return &s.PriorityClasses }),
+	kind("apps", "v1", "Deployment", "deployments", true, modelled, func(s *State) *map[string]*appsv1.Deployment { return &s.Deployments }),
+	kind("apps", "v1", "ReplicaSet", "replicasets", true, modelled, func(s *State) *map[string]*appsv1.ReplicaSet { return &s.ReplicaSets }),
+	kind("apps", "v1", "StatefulSet", "statefulsets", true, stored, func(s *State) *map[string]*appsv1.StatefulSet { return &s.StatefulSets }),
+	kind("apps", "v1", "DaemonSet", "daemonsets", true, stored, func(s *State) *map[string]*appsv1.DaemonSet { return &s.DaemonSets }),
+	kind("batch", "v1", "Job", "jobs", true, stored, func(s *State) *map[string]*batchv1.Job { return &s.Jobs }),
+	kind("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, stored, func(s *State) *map[string]*policyv1.PodDisruptionBudget { return &s.PodDisruptionBudgets }),
+	kind("storage.k8s.io", "v1", "StorageClass", "storageclasses", false, stored, func(s *State) *map[string]*storagev1.StorageClass { return &s.StorageClasses }),
+	kind("storage.k8s.io", "v1", "CSINode", "csinodes", false, stored, func(s *State) *map[string]*storagev1.CSINode { return &s.CSINodes }),
 }
 
 // KindOf returns the Kind of a stored object type, or nil.

@@ -10,13 +10,11 @@ package manifest
 
 import (
 	"fmt"
+	"github.com/berth-sim/berth/internal/cluster"
 	"sort"
 	"strconv"
 	"unicode"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -146,20 +144,17 @@ type kind struct {
 	newObject func() runtime.Object
 }
 
-// kinds is every kind berth models, in the order kubectl would list them.
-var kinds = []kind{
-	{corev1.SchemeGroupVersion.WithKind("Namespace"), false, func() runtime.Object { return &corev1.Namespace{} }},
-	{corev1.SchemeGroupVersion.WithKind("Node"), false, func() runtime.Object { return &corev1.Node{} }},
-	{corev1.SchemeGroupVersion.WithKind("Pod"), true, func() runtime.Object { return &corev1.Pod{} }},
-	{corev1.SchemeGroupVersion.WithKind("Service"), true, func() runtime.Object { return &corev1.Service{} }},
-	{corev1.SchemeGroupVersion.WithKind("ServiceAccount"), true, func() runtime.Object { return &corev1.ServiceAccount{} }},
-	{corev1.SchemeGroupVersion.WithKind("ConfigMap"), true, func() runtime.Object { return &corev1.ConfigMap{} }},
-	{corev1.SchemeGroupVersion.WithKind("Secret"), true, func() runtime.Object { return &corev1.Secret{} }},
-	{appsv1.SchemeGroupVersion.WithKind("Deployment"), true, func() runtime.Object { return &appsv1.Deployment{} }},
-	{appsv1.SchemeGroupVersion.WithKind("ReplicaSet"), true, func() runtime.Object { return &appsv1.ReplicaSet{} }},
-	{schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"), false, func() runtime.Object { return &schedulingv1.PriorityClass{} }},
-	{eksctl.GroupVersionKind, false, nil},
-}
+// kinds is every kind berth models: the stored kinds apply accepts
+// (cluster.Kinds marks them modelled) and the eksctl ClusterConfig.
+var kinds = func() []kind {
+	var out []kind
+	for _, k := range cluster.Kinds {
+		if k.Modelled {
+			out = append(out, kind{k.GVK, k.Namespaced, k.New})
+		}
+	}
+	return append(out, kind{eksctl.GroupVersionKind, false, nil})
+}()
 
 var kindsByGVK = func() map[schema.GroupVersionKind]kind {
 	m := map[schema.GroupVersionKind]kind{}
