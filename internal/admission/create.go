@@ -7,8 +7,11 @@ import (
 
 	"github.com/berth-sim/berth/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -121,6 +124,9 @@ func Create(s *cluster.State, obj runtime.Object) error {
 		}
 	} else {
 		applyDefaults(obj)
+		if err := admitStorage(s, obj); err != nil {
+			return err
+		}
 	}
 	if m.GetName() == "" {
 		// The registry retries name generation on a collision.
@@ -154,6 +160,8 @@ func Create(s *cluster.State, obj runtime.Object) error {
 		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOSClass(o)}
 	case *corev1.Service:
 		allocateClusterIP(s, o)
+	case *batchv1.Job:
+		GenerateJobSelector(o)
 	}
 	kind.Put(s, cluster.Key(m.GetNamespace(), m.GetName()), obj)
 	switch o := obj.(type) {
@@ -217,6 +225,8 @@ func Update(s *cluster.State, obj runtime.Object) (bool, error) {
 		o.Status = op.Status
 	case *corev1.Node:
 		o.Status = old.(*corev1.Node).Status
+	case *corev1.PersistentVolumeClaim, *corev1.PersistentVolume:
+		keepStorageState(o, old)
 	case *appsv1.Deployment:
 		od := old.(*appsv1.Deployment)
 		o.Status = od.Status
@@ -225,6 +235,12 @@ func Update(s *cluster.State, obj runtime.Object) (bool, error) {
 		or := old.(*appsv1.ReplicaSet)
 		o.Status = or.Status
 		specChanged = !apiequality.Semantic.DeepEqual(o.Spec, or.Spec)
+	case *appsv1.DaemonSet, *appsv1.StatefulSet, *batchv1.Job:
+		specChanged = carryWorkloadStatus(o, old)
+	case *policyv1.PodDisruptionBudget:
+		op := old.(*policyv1.PodDisruptionBudget)
+		o.Status = op.Status
+		specChanged = !apiequality.Semantic.DeepEqual(o.Spec, op.Spec)
 	}
 	if specChanged {
 		m.SetGeneration(om.GetGeneration() + 1)
@@ -251,10 +267,22 @@ func applyDefaults(obj runtime.Object) {
 		DefaultDeployment(o)
 	case *appsv1.ReplicaSet:
 		DefaultReplicaSet(o)
+	case *appsv1.DaemonSet:
+		DefaultDaemonSet(o)
+	case *appsv1.StatefulSet:
+		DefaultStatefulSet(o)
+	case *batchv1.Job:
+		DefaultJob(o)
 	case *schedulingv1.PriorityClass:
 		if o.PreemptionPolicy == nil {
 			o.PreemptionPolicy = ptrTo(corev1.PreemptLowerPriority)
 		}
+	case *storagev1.StorageClass:
+		DefaultStorageClass(o)
+	case *corev1.PersistentVolume:
+		DefaultPersistentVolume(o)
+	case *corev1.PersistentVolumeClaim:
+		DefaultPersistentVolumeClaim(o)
 	case *corev1.Secret:
 		if o.Type == "" {
 			o.Type = corev1.SecretTypeOpaque

@@ -13,7 +13,6 @@ import (
 
 	"github.com/berth-sim/berth/examples"
 	"github.com/berth-sim/berth/internal/admission"
-	"github.com/berth-sim/berth/internal/capacity/nodegroups"
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/eksctl"
 	"github.com/berth-sim/berth/internal/manifest"
@@ -288,52 +287,3 @@ func registerNode(s *cluster.State, n *corev1.Node) {
 	s.NoteChange()
 }
 
-// applyClusterConfig creates the cluster's node groups the first time, and
-// afterwards adds new node groups; changing an existing group is refused
-// until node-group updates are modelled.
-func applyClusterConfig(s *cluster.State, cc *eksctl.ClusterConfig, src manifest.Source) (string, error) {
-	info, groups, err := cc.Resolve(src.String())
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", src, err)
-	}
-	if s.Info.Name != "" && s.Info.Name != info.Name {
-		return "", fmt.Errorf("%s: this state already holds cluster %q; run `berth reset` (or use another --state) to simulate cluster %q", src, s.Info.Name, info.Name)
-	}
-	created := s.Info.Name == ""
-	if created {
-		info.KubernetesVersion = s.Info.KubernetesVersion
-		s.Info = info
-	}
-	changed := false
-	for _, ng := range groups {
-		existing := findGroup(s.NodeGroups, ng.Name)
-		if existing != nil {
-			ng.Source = existing.Source
-			if !reflect.DeepEqual(*existing, ng) {
-				return "", fmt.Errorf("%s: node group %q: changing an existing node group is not modelled yet; run `berth reset` to recreate the cluster", src, ng.Name)
-			}
-			continue
-		}
-		s.NodeGroups = append(s.NodeGroups, ng)
-		if _, err := nodegroups.CreateNodes(s, ng); err != nil {
-			return "", err
-		}
-		changed = true
-	}
-	switch {
-	case created:
-		return "created", nil
-	case changed:
-		return "configured", nil
-	}
-	return "unchanged", nil
-}
-
-func findGroup(groups []cluster.NodeGroup, name string) *cluster.NodeGroup {
-	for i := range groups {
-		if groups[i].Name == name {
-			return &groups[i]
-		}
-	}
-	return nil
-}

@@ -5,10 +5,15 @@ import (
 
 	"github.com/berth-sim/berth/internal/aws"
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/daemonset"
 	"github.com/berth-sim/berth/internal/controllers/deployment"
+	"github.com/berth-sim/berth/internal/controllers/disruption"
+	"github.com/berth-sim/berth/internal/controllers/job"
 	"github.com/berth-sim/berth/internal/controllers/kubelet"
 	"github.com/berth-sim/berth/internal/controllers/replicaset"
+	"github.com/berth-sim/berth/internal/controllers/statefulset"
 	"github.com/berth-sim/berth/internal/controllers/tainteviction"
+	"github.com/berth-sim/berth/internal/controllers/volume"
 	"github.com/berth-sim/berth/internal/scheduler"
 	"github.com/berth-sim/berth/internal/sim"
 )
@@ -26,14 +31,21 @@ func podIPs(s *cluster.State) func(node *corev1.Node) (string, error) {
 }
 
 // Controllers returns the reconcile loops in the order the sim runs them:
-// workload controllers create pods, the scheduler binds them, the kubelet
-// starts them, and taint eviction removes what may not stay.
+// workload controllers create pods (and claims), the volume binder binds what
+// it can before the scheduler binds pods, the kubelet starts them, taint
+// eviction removes what may not stay, and the disruption controller keeps
+// budgets current.
 func Controllers(s *cluster.State) []sim.Controller {
 	return []sim.Controller{
 		deployment.New(),
 		replicaset.New(),
+		daemonset.New(),
+		statefulset.New(),
+		job.New(),
+		volume.New(),
 		scheduler.New(),
 		kubelet.NewWithIPAllocator(podIPs),
 		tainteviction.New(),
+		disruption.New(),
 	}
 }

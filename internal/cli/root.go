@@ -79,6 +79,7 @@ semantics, and shows the result the way kubectl would.`,
 		newDemoCmd(g),
 		newVersionCmd(),
 	)
+	root.AddCommand(nodeOpCommands(g)...)
 	return root
 }
 

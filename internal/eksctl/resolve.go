@@ -86,6 +86,12 @@ func (c *ClusterConfig) Resolve(source string) (cluster.Info, []cluster.NodeGrou
 		VPCCIDR:           cidr,
 	}
 
+	for i, a := range c.Addons {
+		if a == nil || a.Name == "" {
+			return info, nil, fmt.Errorf("addons[%d].name must be set", i)
+		}
+	}
+
 	// Names must be set and unique across both kinds of group.
 	seen := map[string]bool{}
 	checkName := func(path, name string) error {
@@ -243,6 +249,9 @@ func (c *ClusterConfig) resolveBase(path string, ng *NodeGroupBase, v version.Ve
 			return g, fmt.Errorf("%s.labels: invalid label value %q for key %q: %s", path, ng.Labels[k], k, strings.Join(errs, "; "))
 		}
 		labels[k] = ng.Labels[k]
+	}
+	if err := checkKubeletLabels(ng.Labels, v); err != nil {
+		return g, fmt.Errorf("%s.labels: the kubelet (Kubernetes %s) would refuse to start with these node labels, so the nodes would never join: %w", path, v, err)
 	}
 	labels[ClusterNameLabel] = c.Metadata.Name
 	labels[NodeGroupNameLabel] = ng.Name

@@ -34,6 +34,33 @@ type ClusterConfig struct {
 	VPC               *ClusterVPC         `json:"vpc,omitempty"`
 	NodeGroups        []*NodeGroup        `json:"nodeGroups,omitempty"`
 	ManagedNodeGroups []*ManagedNodeGroup `json:"managedNodeGroups,omitempty"`
+	Addons            []*Addon            `json:"addons,omitempty"`
+	AddonsConfig      *AddonsConfig       `json:"addonsConfig,omitempty"`
+}
+
+// Addon is an entry of addons; only the name decides what runs on the
+// nodes (the other keys are IAM and versioning, parsed and ignored).
+type Addon struct {
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+}
+
+// AddonsConfig is the addonsConfig block.
+type AddonsConfig struct {
+	// DisableDefaultAddons skips vpc-cni, kube-proxy and coredns unless
+	// addons lists them.
+	DisableDefaultAddons bool `json:"disableDefaultAddons,omitempty"`
+}
+
+// SelectedAddons returns the names listed under addons (in file order) and
+// whether the default add-ons are disabled.
+func (c *ClusterConfig) SelectedAddons() (names []string, disableDefaults bool) {
+	for _, a := range c.Addons {
+		if a != nil {
+			names = append(names, a.Name)
+		}
+	}
+	return names, c.AddonsConfig != nil && c.AddonsConfig.DisableDefaultAddons
 }
 
 // ClusterMeta is the config's metadata block.

@@ -317,10 +317,13 @@ func TestSupportedKinds(t *testing.T) {
 		got = append(got, gvk.GroupVersion().String()+" "+gvk.Kind)
 	}
 	want := []string{
-		"v1 ConfigMap", "v1 Namespace", "v1 Node", "v1 Pod", "v1 Secret", "v1 Service", "v1 ServiceAccount",
-		"apps/v1 Deployment", "apps/v1 ReplicaSet",
+		"v1 ConfigMap", "v1 Namespace", "v1 Node", "v1 PersistentVolume", "v1 PersistentVolumeClaim", "v1 Pod", "v1 Secret", "v1 Service", "v1 ServiceAccount",
+		"apps/v1 DaemonSet", "apps/v1 Deployment", "apps/v1 ReplicaSet", "apps/v1 StatefulSet",
+		"batch/v1 Job",
 		"eksctl.io/v1alpha5 ClusterConfig",
+		"policy/v1 PodDisruptionBudget",
 		"scheduling.k8s.io/v1 PriorityClass",
+		"storage.k8s.io/v1 CSINode", "storage.k8s.io/v1 StorageClass",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("SupportedKinds = %v, want %v", got, want)

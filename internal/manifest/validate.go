@@ -6,7 +6,9 @@ import (
 	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,11 +69,22 @@ func Validate(obj Object) error {
 	case *appsv1.ReplicaSet:
 		errs = validateMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain)
 		errs = append(errs, validateReplicaSetSpec(&o.Spec, field.NewPath("spec"))...)
+	case *appsv1.DaemonSet:
+		errs = append(validateMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain), validateDaemonSetSpec(&o.Spec, field.NewPath("spec"))...)
+	case *appsv1.StatefulSet:
+		errs = append(validateMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain), validateStatefulSetSpec(&o.Spec, field.NewPath("spec"))...)
+	case *batchv1.Job:
+		errs = append(validateMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain), validateJobSpec(&o.Spec, field.NewPath("spec"))...)
 	case *schedulingv1.PriorityClass:
 		errs = validateMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain)
 		errs = append(errs, validatePriorityClass(o)...)
+	case *policyv1.PodDisruptionBudget:
+		errs = validatePodDisruptionBudget(o)
 	default:
-		return &Error{Source: obj.Source, Object: obj.describe(), Err: fmt.Errorf("berth cannot validate %T", obj.Object)}
+		var ok bool
+		if errs, ok = validateStorageObject(obj.Object); !ok {
+			return &Error{Source: obj.Source, Object: obj.describe(), Err: fmt.Errorf("berth cannot validate %T", obj.Object)}
+		}
 	}
 	if len(errs) == 0 {
 		return nil

@@ -213,7 +213,8 @@ var (
 	}
 
 	resourceTypes = []*resourceType{podType, nodeType, namespaceType, deploymentType, replicaSetType, eventType,
-		serviceType, serviceAccountType, configMapType, secretType, priorityClassType}
+		serviceType, serviceAccountType, configMapType, secretType, priorityClassType,
+		persistentVolumeType, persistentVolumeClaimType, storageClassType}
 
 	// allCategory is what `kubectl get all` expands to, in discovery order,
 	// limited to the kinds berth stores.
