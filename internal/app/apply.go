@@ -286,4 +286,3 @@ func registerNode(s *cluster.State, n *corev1.Node) {
 	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, n.Name)
 	s.NoteChange()
 }
-

@@ -8,6 +8,7 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/daemonset"
 	"github.com/berth-sim/berth/internal/controllers/deployment"
 	"github.com/berth-sim/berth/internal/controllers/disruption"
+	"github.com/berth-sim/berth/internal/controllers/garbagecollector"
 	"github.com/berth-sim/berth/internal/controllers/job"
 	"github.com/berth-sim/berth/internal/controllers/kubelet"
 	"github.com/berth-sim/berth/internal/controllers/replicaset"
@@ -31,12 +32,13 @@ func podIPs(s *cluster.State) func(node *corev1.Node) (string, error) {
 }
 
 // Controllers returns the reconcile loops in the order the sim runs them:
-// workload controllers create pods (and claims), the volume binder binds what
+// the garbage collector removes what lost its owners, workload controllers create pods (and claims), the volume binder binds what
 // it can before the scheduler binds pods, the kubelet starts them, taint
 // eviction removes what may not stay, and the disruption controller keeps
 // budgets current.
 func Controllers(s *cluster.State) []sim.Controller {
 	return []sim.Controller{
+		garbagecollector.New(),
 		deployment.New(),
 		replicaset.New(),
 		daemonset.New(),

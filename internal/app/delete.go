@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -131,29 +130,15 @@ func newTarget(res view.Resource, obj runtime.Object) target {
 	return target{res: res, obj: obj, meta: obj.(metav1.Object)}
 }
 
-// deleteObject removes one object and, as the garbage collector and pod GC
-// would, what it owns: a Deployment's ReplicaSets, a ReplicaSet's pods, a
-// namespace's contents, a node's pods.
+// deleteObject removes one object. What it owns goes with it through the
+// garbage collector when the cluster settles (background cascading); pods on
+// a deleted node go at once, as the pod GC removes them.
 func deleteObject(s *cluster.State, kind, namespace, name string) {
 	key := cluster.Key(namespace, name)
 	switch kind {
 	case "Pod":
 		if p, ok := s.Pods[key]; ok {
 			controllerutil.DeletePod(s, p)
-		}
-	case "Deployment":
-		if d, ok := s.Deployments[key]; ok {
-			delete(s.Deployments, key)
-			for _, k := range cluster.SortedKeys(s.ReplicaSets) {
-				if rs := s.ReplicaSets[k]; controllerutil.IsControlledBy(rs, string(d.UID)) {
-					deleteObject(s, "ReplicaSet", rs.Namespace, rs.Name)
-				}
-			}
-		}
-	case "ReplicaSet":
-		if rs, ok := s.ReplicaSets[key]; ok {
-			delete(s.ReplicaSets, key)
-			deleteOwnedPods(s, rs)
 		}
 	case "Node":
 		if _, ok := s.Nodes[key]; ok {
@@ -168,7 +153,6 @@ func deleteObject(s *cluster.State, kind, namespace, name string) {
 			for _, p := range s.PodsOnNode(name) {
 				controllerutil.DeletePod(s, p)
 			}
-			s.NoteChange()
 		}
 	case "Namespace":
 		deleteNamespace(s, name)
@@ -186,39 +170,15 @@ func deleteObject(s *cluster.State, kind, namespace, name string) {
 				k.Remove(s, key)
 			}
 		}
-		s.NoteChange()
 	}
+	s.NoteChange()
 	s.Bump()
-}
-
-func deleteOwnedPods(s *cluster.State, rs *appsv1.ReplicaSet) {
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		if p := s.Pods[k]; controllerutil.IsControlledBy(p, string(rs.UID)) {
-			controllerutil.DeletePod(s, p)
-		}
-	}
 }
 
 // deleteNamespace removes the namespace and everything in it.
 func deleteNamespace(s *cluster.State, ns string) {
 	if _, ok := s.Namespaces[ns]; !ok {
 		return
-	}
-	inNS := func(key string) bool { return strings.HasPrefix(key, ns+"/") }
-	for _, k := range cluster.SortedKeys(s.Deployments) {
-		if inNS(k) {
-			deleteObject(s, "Deployment", ns, s.Deployments[k].Name)
-		}
-	}
-	for _, k := range cluster.SortedKeys(s.ReplicaSets) {
-		if inNS(k) {
-			deleteObject(s, "ReplicaSet", ns, s.ReplicaSets[k].Name)
-		}
-	}
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		if inNS(k) {
-			controllerutil.DeletePod(s, s.Pods[k])
-		}
 	}
 	for _, k := range cluster.Kinds {
 		if !k.Namespaced {
@@ -238,5 +198,4 @@ func deleteNamespace(s *cluster.State, ns string) {
 	}
 	s.Events = kept
 	delete(s.Namespaces, ns)
-	s.NoteChange()
 }

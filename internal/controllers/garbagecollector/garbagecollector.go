@@ -1,13 +1,17 @@
 // Package garbagecollector is the part of kube-controller-manager's garbage
-// collector that workloads need: a ReplicaSet or pod whose controller owner
-// no longer exists is deleted (background cascading deletion), so deleting
-// a Deployment takes its ReplicaSets and their pods with it.
+// collector that berth needs: an object all of whose owners are gone is
+// deleted (background cascading deletion), so deleting a Deployment takes its
+// ReplicaSets and their pods, a DaemonSet or Job its pods, and a StatefulSet
+// whose claims carry owner references (whenDeleted: Delete) its claims too.
 package garbagecollector
 
 import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/controllers/controllerutil"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Name is the controller's name.
@@ -22,38 +26,56 @@ func New() *Controller { return &Controller{} }
 // Name implements sim.Controller.
 func (c *Controller) Name() string { return Name }
 
-// Sync deletes dependents whose controller owner is gone. Owners it does not
-// know the kind of are left alone (another controller may own them).
+// Sync deletes every object whose owner references all name objects that no
+// longer exist. It repeats until a pass deletes nothing, so chains
+// (Deployment -> ReplicaSet -> Pod) go in one Sync.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	changed := false
-	deploymentUIDs := map[string]bool{}
-	for _, k := range cluster.SortedKeys(s.Deployments) {
-		deploymentUIDs[string(s.Deployments[k].UID)] = true
-	}
-	for _, k := range cluster.SortedKeys(s.ReplicaSets) {
-		rs := s.ReplicaSets[k]
-		if orphaned(rs, "Deployment", deploymentUIDs) {
-			delete(s.ReplicaSets, k)
-			s.Bump()
-			changed = true
+	for {
+		live := liveUIDs(s)
+		deleted := false
+		for _, k := range cluster.Kinds {
+			for _, obj := range k.List(s) {
+				m := obj.(metav1.Object)
+				if !orphaned(m, live) {
+					continue
+				}
+				if pod, ok := obj.(*corev1.Pod); ok {
+					controllerutil.DeletePod(s, pod)
+				} else {
+					k.Remove(s, cluster.Key(m.GetNamespace(), m.GetName()))
+					s.Bump()
+				}
+				deleted = true
+			}
 		}
-	}
-	rsUIDs := map[string]bool{}
-	for _, k := range cluster.SortedKeys(s.ReplicaSets) {
-		rsUIDs[string(s.ReplicaSets[k].UID)] = true
-	}
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		pod := s.Pods[k]
-		if orphaned(pod, "ReplicaSet", rsUIDs) {
-			controllerutil.DeletePod(s, pod)
-			changed = true
+		if !deleted {
+			return changed, nil
 		}
+		changed = true
 	}
-	return changed, nil
 }
 
-// orphaned: obj's controller reference is of kind and names no live object.
-func orphaned(obj metav1.Object, kind string, live map[string]bool) bool {
-	ref := metav1.GetControllerOf(obj)
-	return ref != nil && ref.Kind == kind && !live[string(ref.UID)]
+func liveUIDs(s *cluster.State) map[types.UID]bool {
+	live := map[types.UID]bool{}
+	for _, k := range cluster.Kinds {
+		for _, obj := range k.List(s) {
+			live[obj.(metav1.Object).GetUID()] = true
+		}
+	}
+	return live
+}
+
+// orphaned: the object has owners and none of them exists any more.
+func orphaned(m metav1.Object, live map[types.UID]bool) bool {
+	refs := m.GetOwnerReferences()
+	if len(refs) == 0 {
+		return false
+	}
+	for _, r := range refs {
+		if live[r.UID] {
+			return false
+		}
+	}
+	return true
 }
