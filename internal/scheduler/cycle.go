@@ -23,13 +23,20 @@ const (
 
 // NumFeasibleNodesToFind is how many feasible nodes the scheduler looks for
 // in a cluster of n nodes with the adaptive default percentage.
-func NumFeasibleNodesToFind(n int) int {
+func NumFeasibleNodesToFind(n int) int { return numFeasibleNodesToFind(0, n) }
+
+// numFeasibleNodesToFind honours a configured percentageOfNodesToScore;
+// 0 means adaptive. Below 100 nodes every node is examined either way.
+func numFeasibleNodesToFind(percentage int32, n int) int {
 	if n < minFeasibleNodesToFind {
 		return n
 	}
-	pct := 50 - n/125
-	if pct < minFeasibleNodesPercentageToFind {
-		pct = minFeasibleNodesPercentageToFind
+	pct := int(percentage)
+	if pct == 0 {
+		pct = 50 - n/125
+		if pct < minFeasibleNodesPercentageToFind {
+			pct = minFeasibleNodesPercentageToFind
+		}
 	}
 	k := n * pct / 100
 	if k < minFeasibleNodesToFind {
@@ -179,7 +186,7 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 	if n == 0 {
 		return nil, nil
 	}
-	want := NumFeasibleNodesToFind(n)
+	want := numFeasibleNodesToFind(sc.PercentageOfNodesToScore, n)
 	cache := sc.staticCache(pi.Pod)
 	skip := sc.fw.filterSkips(state)
 	// Positions index the static cache only when nodes is the whole snapshot.

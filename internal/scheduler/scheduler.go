@@ -32,6 +32,8 @@ type Scheduler struct {
 	// RecordScores keeps per-node verdicts and scores of successful attempts
 	// in their Diagnosis too (failed attempts always keep their verdicts).
 	RecordScores bool
+	// PercentageOfNodesToScore is the profile's setting (0: adaptive, 100: all nodes).
+	PercentageOfNodesToScore int32
 
 	schedulerName string
 	// plugins overrides the default profile (tests); nil means DefaultPlugins.
@@ -71,6 +73,19 @@ func (sc *Scheduler) Name() string { return sc.schedulerName }
 // LastDiagnosis returns the record of the pod's latest attempt in this
 // process, or nil.
 func (sc *Scheduler) LastDiagnosis(podKey string) *Diagnosis { return sc.diagnoses[podKey] }
+
+// ScoreWeights returns each Score plugin's weight by name, for reports that
+// show weighted scores; nil before the first Sync.
+func (sc *Scheduler) ScoreWeights() map[string]int64 {
+	if sc.fw == nil {
+		return nil
+	}
+	out := make(map[string]int64, len(sc.fw.score))
+	for _, ws := range sc.fw.score {
+		out[ws.plugin.Name()] = ws.weight
+	}
+	return out
+}
 
 func (sc *Scheduler) ensureFramework(s *cluster.State) error {
 	if sc.fw != nil && sc.kubeVersion == s.Info.KubernetesVersion {
@@ -213,10 +228,11 @@ func (sc *Scheduler) buildSnapshot(s *cluster.State) {
 		inserted = append(inserted, s.Nodes[name])
 	}
 	ordered := NodeTreeOrder(inserted)
+	// An image's size is the one reported by the first node the cache added
+	// that has it (insertion order, not node-tree order); NumNodes counts nodes.
 	images := map[string]*framework.ImageStateSummary{}
-	infos := make([]*framework.NodeInfo, 0, len(ordered))
-	for _, n := range ordered {
-		ni := framework.NewNodeInfo(n)
+	for _, n := range inserted {
+		counted := map[string]bool{}
 		for _, img := range n.Status.Images {
 			for _, name := range img.Names {
 				sum := images[name]
@@ -224,11 +240,22 @@ func (sc *Scheduler) buildSnapshot(s *cluster.State) {
 					sum = &framework.ImageStateSummary{Size: img.SizeBytes}
 					images[name] = sum
 				}
-				sum.NumNodes++
+				if !counted[name] {
+					counted[name] = true
+					sum.NumNodes++
+				}
+			}
+		}
+	}
+	infos := make([]*framework.NodeInfo, 0, len(ordered))
+	for _, n := range ordered {
+		ni := framework.NewNodeInfo(n)
+		for _, img := range n.Status.Images {
+			for _, name := range img.Names {
 				if ni.ImageStates == nil {
 					ni.ImageStates = map[string]*framework.ImageStateSummary{}
 				}
-				ni.ImageStates[name] = sum
+				ni.ImageStates[name] = images[name]
 			}
 		}
 		infos = append(infos, ni)

@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 )
@@ -34,14 +36,38 @@ func NewFit(h framework.Handle) framework.Plugin {
 
 func (*Fit) Name() string { return FitName }
 
-type preFilterState struct{ framework.Resource }
+type preFilterState struct {
+	framework.Resource
+	// scoreMilliCPU and scoreMemory are the pod's request as Score sees it.
+	scoreMilliCPU, scoreMemory int64
+}
 
 func (s *preFilterState) Clone() framework.StateData { return s }
 
-// PreFilter records the pod's effective request.
+// PreFilter records the pod's effective request, and the one Score uses.
 func (f *Fit) PreFilter(state *framework.CycleState, pod *framework.PodInfo, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	state.Write(preFilterStateKey, &preFilterState{pod.Requests})
+	cpu, mem := scoreRequest(pod)
+	state.Write(preFilterStateKey, &preFilterState{Resource: pod.Requests, scoreMilliCPU: cpu, scoreMemory: mem})
 	return nil, nil
+}
+
+// scoreRequest is the incoming pod's non-zero cpu and memory request for
+// LeastAllocated. Upstream builds that scorer without the PodLevelResources
+// switch (checked in v1.36.3: the strategy factory sets no feature flags, unlike
+// BalancedAllocation), so pod-level requests are ignored here and the
+// containers' sum is used, while the bound pods on the node count theirs.
+func scoreRequest(pod *framework.PodInfo) (int64, int64) {
+	if r := pod.Pod.Spec.Resources; r == nil || len(r.Requests) == 0 {
+		return pod.NonZeroMilliCPU, pod.NonZeroMemory
+	}
+	req := resourcehelper.PodRequests(pod.Pod, resourcehelper.PodResourcesOptions{
+		SkipPodLevelResources: true,
+		NonMissingContainerRequests: v1.ResourceList{
+			v1.ResourceCPU:    *resource.NewMilliQuantity(framework.DefaultMilliCPURequest, resource.DecimalSI),
+			v1.ResourceMemory: *resource.NewQuantity(framework.DefaultMemoryRequest, resource.BinarySI),
+		},
+	})
+	return req.Cpu().MilliValue(), req.Memory().Value()
 }
 
 // PreFilterExtensions: the fit is read from the NodeInfo itself.
@@ -116,9 +142,15 @@ func Fits(req *framework.Resource, nodeInfo *framework.NodeInfo) []InsufficientR
 
 // Score is LeastAllocated over cpu and memory with the non-zero request
 // defaults: the share of each resource left free, averaged.
-func (f *Fit) Score(_ *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+func (f *Fit) Score(state *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	var cpu, mem int64
+	if s, ok := state.Read(preFilterStateKey).(*preFilterState); ok {
+		cpu, mem = s.scoreMilliCPU, s.scoreMemory
+	} else {
+		cpu, mem = scoreRequest(pod)
+	}
 	return leastAllocated(
-		[2]int64{nodeInfo.NonZeroRequested.MilliCPU + pod.NonZeroMilliCPU, nodeInfo.NonZeroRequested.Memory + pod.NonZeroMemory},
+		[2]int64{nodeInfo.NonZeroRequested.MilliCPU + cpu, nodeInfo.NonZeroRequested.Memory + mem},
 		[2]int64{nodeInfo.Allocatable.MilliCPU, nodeInfo.Allocatable.Memory}), nil
 }
 
