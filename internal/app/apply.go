@@ -27,6 +27,9 @@ const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 type ApplyRequest struct {
 	Files     []string
 	Kustomize string
+	// Namespace (-n) is where objects without a namespace go; objects naming
+	// another namespace are refused, as kubectl does.
+	Namespace string
 }
 
 // Apply decodes and validates every manifest, applies them all to a copy of
@@ -42,6 +45,9 @@ func (a *App) Apply(req ApplyRequest) error {
 		if err := a.prepareNew(work, objs); err != nil {
 			return err
 		}
+	}
+	if err := setNamespaces(objs, req.Namespace); err != nil {
+		return err
 	}
 	var lines []string
 	for _, o := range objs {
@@ -88,6 +94,31 @@ func (a *App) load(files []string, kustomizeDir string) ([]manifest.Object, erro
 		return nil, err
 	}
 	return objs, nil
+}
+
+// setNamespaces gives namespaced objects without a namespace the command's
+// namespace (default "default") and refuses objects that name another one
+// when -n was given, with kubectl's message.
+func setNamespaces(objs []manifest.Object, flag string) error {
+	ns := flag
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	for _, o := range objs {
+		k := cluster.KindOf(o.Object)
+		if k == nil || !k.Namespaced {
+			continue
+		}
+		m := o.Object.(metav1.Object)
+		switch {
+		case m.GetNamespace() == "":
+			m.SetNamespace(ns)
+		case flag != "" && m.GetNamespace() != flag:
+			return fmt.Errorf("%s: the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.",
+				o.Source, m.GetNamespace(), flag, m.GetNamespace())
+		}
+	}
+	return nil
 }
 
 // prepareNew sets up a brand-new cluster: its Kubernetes version (the flag,
@@ -152,7 +183,7 @@ func applyOne(s *cluster.State, o manifest.Object) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("berth cannot apply %s", o.GVK.Kind)
 	}
-	applied, err := lastApplied(obj)
+	applied, err := lastApplied(o, m)
 	if err != nil {
 		return "", err
 	}
@@ -186,14 +217,19 @@ func applyOne(s *cluster.State, o manifest.Object) (string, error) {
 	return ref + " configured", nil
 }
 
-// lastApplied renders the manifest as kubectl records it: compact JSON of the
-// object as given, without the annotation itself.
-func lastApplied(obj runtime.Object) (string, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return "", err
+// lastApplied renders the manifest as kubectl records it: the document as
+// written (keys sorted, compact), with the namespace it is applied to.
+func lastApplied(o manifest.Object, m metav1.Object) (string, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(o.Raw, &doc); err != nil || doc == nil {
+		data, err := json.Marshal(o.Object)
+		return string(data) + "\n", err
 	}
-	return string(data) + "\n", nil
+	if meta, ok := doc["metadata"].(map[string]any); ok && m.GetNamespace() != "" {
+		meta["namespace"] = m.GetNamespace()
+	}
+	data, err := json.Marshal(doc)
+	return string(data) + "\n", err
 }
 
 // resourceRef is kubectl's "<kind>[.<group>]/<name>".

@@ -34,7 +34,7 @@ func newApplyCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.Apply(app.ApplyRequest{Files: files, Kustomize: kustomize})
+			return a.Apply(app.ApplyRequest{Files: files, Kustomize: kustomize, Namespace: g.namespace})
 		},
 	}
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "file, directory or - (stdin); repeatable")

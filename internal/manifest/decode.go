@@ -304,7 +304,7 @@ func decodeObject(raw []byte, h header, src Source) (Object, error) {
 		obj = got
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
-	return Object{Object: obj, GVK: gvk, Source: src}, nil
+	return Object{Object: obj, GVK: gvk, Source: src, Raw: raw}, nil
 }
 
 // labelFromMeta names an object for error messages before it has decoded,

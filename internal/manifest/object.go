@@ -29,6 +29,9 @@ type Object struct {
 	Object runtime.Object
 	GVK    schema.GroupVersionKind
 	Source Source
+	// Raw is the document's JSON as written (kubectl records it as the
+	// last-applied configuration).
+	Raw []byte
 }
 
 // Source says where an object was read from.
