@@ -29,8 +29,15 @@ const Seed = 1
 
 // Runner implements scenario.Scheduler over berth.
 type Runner struct {
+	// SkipScores leaves successful attempts without per-node verdicts and
+	// scores, as berth apply runs the scheduler (bulk benchmarks). Set it
+	// before Load.
+	SkipScores bool
+
 	state *cluster.State
 	sched *scheduler.Scheduler
+	// victims are the pods the last attempt's preemption deleted.
+	victims []*v1.Pod
 }
 
 var _ scenario.Scheduler = (*Runner)(nil)
@@ -54,6 +61,7 @@ func (r *Runner) Load(sc *scenario.Scenario) error {
 		stamp(s, c)
 		s.PriorityClasses[c.Name] = c
 	}
+	loadStorage(s, sc)
 	for _, n := range sc.Nodes {
 		if _, dup := s.Nodes[n.Name]; dup {
 			return fmt.Errorf("scenario %s: duplicate node %q", sc.Name, n.Name)
@@ -80,7 +88,7 @@ func (r *Runner) Load(sc *scenario.Scenario) error {
 		s.Pods[cluster.Key(c.Namespace, c.Name)] = c
 	}
 	sched := scheduler.New()
-	sched.RecordScores = true
+	sched.RecordScores = !r.SkipScores
 	sched.PercentageOfNodesToScore = sc.PercentageOfNodesToScore
 	r.state, r.sched = s, sched
 	return nil
@@ -126,7 +134,16 @@ func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error)
 		return scenario.PodResult{}, fmt.Errorf("berthrun: pod %s was not attempted", key)
 	}
 	res := r.result(key, diag)
+	res.NominatedNode = diag.NominatedNode
+	r.victims = r.victims[:0]
+	for _, v := range diag.Victims {
+		res.Victims = append(res.Victims, cluster.Key(v.Namespace, v.Name))
+		r.victims = append(r.victims, v)
+	}
+	sort.Strings(res.Victims)
 	if p.Spec.NodeName == "" {
+		// As upstream's harness: the preemptor is dropped after its one
+		// attempt, while the victims stay deleted.
 		delete(s.Pods, key)
 		delete(s.Scheduler.Queue, key)
 		return res, nil
@@ -151,6 +168,31 @@ func (r *Runner) Rebind(podKey, node string) error {
 	}
 	p.Spec.NodeName = node
 	p.ResourceVersion = r.state.Bump()
+	return nil
+}
+
+// FollowPreemption replaces the last attempt's preemption by another one
+// that evicted victims (namespace/name keys): berth's victims come back and
+// these are deleted, so both clusters stay equal when upstream chose
+// differently among equally good candidates.
+func (r *Runner) FollowPreemption(victims []string) error {
+	s := r.state
+	for _, v := range r.victims {
+		key := cluster.Key(v.Namespace, v.Name)
+		if _, ok := s.Pods[key]; ok {
+			return fmt.Errorf("berthrun: follow preemption: victim %s still exists", key)
+		}
+		v.Status.Conditions = nil
+		s.Pods[key] = v
+	}
+	r.victims = nil
+	for _, key := range victims {
+		if _, ok := s.Pods[key]; !ok {
+			return fmt.Errorf("berthrun: follow preemption: no pod %s", key)
+		}
+		delete(s.Pods, key)
+	}
+	s.Bump()
 	return nil
 }
 

@@ -58,6 +58,10 @@ func TestCompare(t *testing.T) {
 		{name: "messages", b: ptr(failed("0/3 nodes are available: 3 a.")),
 			mutate: func(u *scenario.PodResult) { *u = failed("0/3 nodes are available: 3 b.") }, what: "FailedScheduling message"},
 		{name: "same message", b: ptr(failed("m")), mutate: func(u *scenario.PodResult) { *u = failed("m") }},
+		{name: "nominated node", b: ptr(failed("m")), mutate: func(u *scenario.PodResult) { *u = failed("m"); u.NominatedNode = "n1" },
+			what: "nominated node"},
+		{name: "victims", b: ptr(failed("m")), mutate: func(u *scenario.PodResult) { *u = failed("m"); u.Victims = []string{"default/v"} },
+			what: "preemption victims"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,5 +132,25 @@ func TestRunAgainstBerth(t *testing.T) {
 	}
 	if rep.First.Scenario != sc.Name || rep.Compared <= 3 || rep.Agreed != rep.Compared-1 {
 		t.Errorf("report %+v, first %v", rep, rep.First)
+	}
+}
+
+func TestEquivalentPreemption(t *testing.T) {
+	prio := map[string]int32{"a": 0, "b": 0, "c": 5, "d": 5}
+	tests := []struct {
+		b, u []string
+		want bool
+	}{
+		{b: []string{"a"}, u: []string{"b"}, want: true},
+		{b: []string{"a", "c"}, u: []string{"b", "d"}, want: true},
+		{b: []string{"a"}, u: []string{"c"}},
+		{b: []string{"a"}, u: []string{"a", "b"}},
+		{b: nil, u: nil},
+	}
+	for _, tt := range tests {
+		got := equivalentPreemption(scenario.PodResult{Victims: tt.b}, scenario.PodResult{Victims: tt.u}, prio)
+		if got != tt.want {
+			t.Errorf("%v vs %v: got %v", tt.b, tt.u, got)
+		}
 	}
 }

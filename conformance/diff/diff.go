@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/berth-sim/berth/conformance/scenario"
 )
 
@@ -67,6 +70,50 @@ type Follower interface {
 	Rebind(podKey, node string) error
 }
 
+// PreemptionFollower can redo its last preemption with the other side's victims.
+type PreemptionFollower interface {
+	FollowPreemption(victims []string) error
+}
+
+// equivalentPreemption reports whether two preemptions are equally good by
+// every criterion upstream decides deterministically: as many victims with
+// the same priorities. Without PDBs such candidates tie on every criterion
+// but start time, and upstream takes the start time of a pod that has none
+// from the wall clock at the moment of each comparison.
+func equivalentPreemption(b, u scenario.PodResult, priority map[string]int32) bool {
+	if len(b.Victims) != len(u.Victims) || len(b.Victims) == 0 {
+		return false
+	}
+	prios := func(keys []string) []int32 {
+		out := make([]int32, len(keys))
+		for i, k := range keys {
+			out[i] = priority[k]
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+		return out
+	}
+	return reflect.DeepEqual(prios(b.Victims), prios(u.Victims))
+}
+
+// priorities maps every pod of the scenario to its priority.
+func priorities(sc *scenario.Scenario) map[string]int32 {
+	out := map[string]int32{}
+	for _, list := range [][]*v1.Pod{sc.Existing, sc.Pending} {
+		for _, p := range list {
+			ns := p.Namespace
+			if ns == "" {
+				ns = metav1.NamespaceDefault
+			}
+			var prio int32
+			if p.Spec.Priority != nil {
+				prio = *p.Spec.Priority
+			}
+			out[ns+"/"+p.Name] = prio
+		}
+	}
+	return out
+}
+
 // Run loads sc into both schedulers and compares every pending pod in order.
 // An error means a runner failed, not that they disagreed.
 func Run(sc *scenario.Scenario, berth, upstream scenario.Scheduler, mode Mode) (Report, error) {
@@ -77,6 +124,7 @@ func Run(sc *scenario.Scenario, berth, upstream scenario.Scheduler, mode Mode) (
 	if err := upstream.Load(sc); err != nil {
 		return rep, fmt.Errorf("upstream: load %s: %w", sc.Name, err)
 	}
+	prio := priorities(sc)
 	for _, pod := range sc.Pending {
 		b, err := berth.Schedule(pod, "")
 		if err != nil {
@@ -87,6 +135,14 @@ func Run(sc *scenario.Scenario, berth, upstream scenario.Scheduler, mode Mode) (
 			return rep, fmt.Errorf("upstream: %s: %w", sc.Name, err)
 		}
 		rep.Compared++
+		if f, ok := berth.(PreemptionFollower); ok && b.Message == u.Message &&
+			!reflect.DeepEqual(b.Victims, u.Victims) && equivalentPreemption(b, u, prio) {
+			// Upstream picked another of the equally good preemptions: follow it.
+			if err := f.FollowPreemption(u.Victims); err != nil {
+				return rep, fmt.Errorf("berth: %s: %w", sc.Name, err)
+			}
+			b.NominatedNode, b.Victims = u.NominatedNode, u.Victims
+		}
 		if d := Compare(b, u, mode); d != nil {
 			d.Scenario = sc.Name
 			rep.First = d
@@ -122,6 +178,10 @@ func Compare(b, u scenario.PodResult, mode Mode) *Disagreement {
 		return differ("outcome", outcome(b), outcome(u))
 	case b.Message != u.Message:
 		return differ("FailedScheduling message", b.Message, u.Message)
+	case b.NominatedNode != u.NominatedNode:
+		return differ("nominated node", b.NominatedNode, u.NominatedNode)
+	case !reflect.DeepEqual(nonNil(b.Victims), nonNil(u.Victims)):
+		return differ("preemption victims", b.Victims, u.Victims)
 	case mode == Outcome && b.Node != "" && feasibleCount(b) != feasibleCount(u):
 		// Upstream's 16 filter workers run past the point where enough
 		// feasible nodes were found and from a start index that drifts with

@@ -73,19 +73,17 @@ var classes = []priorityClass{
 
 // gen carries the random source and the scenario being built.
 type gen struct {
-	r  *rand.Rand
-	sc *scenario.Scenario
-	// minPriority is the lowest priority of every pod created so far; a pod
-	// that may preempt never exceeds it (see pendingPriority).
-	minPriority int32
-	nodeNames   []string
+	r         *rand.Rand
+	sc        *scenario.Scenario
+	nodeNames []string
+	// storage is set when the scenario has volumes (volumes.go).
+	storage *storageGen
 }
 
 func newGen(name string, seed uint64) *gen {
 	return &gen{
-		r:           rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		sc:          &scenario.Scenario{Name: name, KubernetesVersion: "1.36"},
-		minPriority: 1 << 30,
+		r:  rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		sc: &scenario.Scenario{Name: name, KubernetesVersion: "1.36"},
 	}
 }
 
@@ -216,7 +214,4 @@ func (g *gen) admit(pod *v1.Pod, class priorityClass) {
 	}
 	admission.AddDefaultTolerations(pod)
 	interpodaffinity.ApplyMatchLabelKeys(pod)
-	if prio < g.minPriority {
-		g.minPriority = prio
-	}
 }

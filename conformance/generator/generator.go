@@ -2,8 +2,10 @@ package generator
 
 import (
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sim/berth/conformance/scenario"
 )
@@ -58,22 +60,34 @@ func Profile(name string, nodes, pods int, seed uint64) (*scenario.Scenario, err
 	return g.sc, nil
 }
 
+// startedBase is the earliest start time of bound pods (before berth's epoch).
+var startedBase = time.Date(2025, time.June, 1, 0, 0, 0, 0, time.UTC)
+
 // build fills the scenario: nodes, workloads, existing and pending pods.
 func (g *gen) build(nodes, existing, pending int, shape nodeShape, f features) {
 	g.addNamespaces()
 	g.addPriorityClasses()
 	g.addNodes(nodes, shape)
 	g.addWorkloads()
+	if f == allFeatures {
+		g.addStorage()
+	}
 	for i := 0; i < existing; i++ {
 		pod := g.newPod(fmt.Sprintf("existing-%03d", i), pick(g, namespaces), f, true)
+		g.addPodVolumes(pod, true)
 		pod.Spec.NodeName = pick(g, g.nodeNames)
-		// Bound pods keep the higher classes, so pending pods stay below them.
-		g.admit(pod, pick(g, classes[:3]))
+		g.admit(pod, pick(g, classes))
 		pod.Status.Phase = v1.PodRunning
+		// Running pods have started, at distinct times: preemption orders
+		// victims of equal priority by start time (upstream takes the wall
+		// clock for pods without one, which no simulator can reproduce).
+		started := metav1.NewTime(startedBase.Add(time.Duration(g.r.IntN(100000)) * time.Second))
+		pod.Status.StartTime = &started
 		g.sc.Existing = append(g.sc.Existing, pod)
 	}
 	for i := 0; i < pending; i++ {
 		pod := g.newPod(fmt.Sprintf("pod-%03d", i), pick(g, namespaces), f, false)
+		g.addPodVolumes(pod, false)
 		g.admit(pod, g.pendingPriority(f))
 		pod.Status.Phase = v1.PodPending
 		g.sc.Pending = append(g.sc.Pending, pod)

@@ -58,28 +58,14 @@ func rsUID(ns, app, hash string) types.UID {
 	return types.UID(fmt.Sprintf("rs-%s-%s-%s", ns, app, hash))
 }
 
-// pendingPriority picks a class. A pod that may preempt never has a higher
-// priority than any pod created before it: berth does not evict victims yet,
-// so a preempting pod would make the two clusters diverge.
+// pendingPriority picks a class: with probability f.priority any class,
+// otherwise none (priority 0). Pods may preempt lower-priority pods bound
+// before them; both harness sides carry out the preemption.
 func (g *gen) pendingPriority(f features) priorityClass {
 	if !g.chance(f.priority) {
-		return g.allowed(classes[4])
+		return classes[4]
 	}
-	return g.allowed(pick(g, classes))
-}
-
-func (g *gen) allowed(c priorityClass) priorityClass {
-	if c.never || c.value <= g.minPriority {
-		return c
-	}
-	// Fall back to the highest preempting class within the bound.
-	best := classes[len(classes)-1]
-	for _, o := range classes {
-		if !o.never && o.value <= g.minPriority && o.value > best.value {
-			best = o
-		}
-	}
-	return best
+	return pick(g, classes)
 }
 
 // newPod builds a pod of app in ns with the features drawn from f.

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -34,6 +35,18 @@ func YAML(sc *scenario.Scenario) ([]byte, error) {
 		objs = append(objs, o)
 	}
 	for _, o := range sc.Nodes {
+		objs = append(objs, o)
+	}
+	for _, o := range sc.StorageClasses {
+		objs = append(objs, o)
+	}
+	for _, o := range sc.PersistentVolumes {
+		objs = append(objs, o)
+	}
+	for _, o := range sc.PersistentVolumeClaims {
+		objs = append(objs, o)
+	}
+	for _, o := range sc.CSINodes {
 		objs = append(objs, o)
 	}
 	for _, o := range sc.Services {
@@ -90,6 +103,14 @@ func Read(data []byte) (*scenario.Scenario, error) {
 			sc.ReplicaSets, err = appendDoc(sc.ReplicaSets, doc)
 		case "PriorityClass":
 			sc.PriorityClasses, err = appendDoc(sc.PriorityClasses, doc)
+		case "StorageClass":
+			sc.StorageClasses, err = appendDoc(sc.StorageClasses, doc)
+		case "PersistentVolume":
+			sc.PersistentVolumes, err = appendDoc(sc.PersistentVolumes, doc)
+		case "PersistentVolumeClaim":
+			sc.PersistentVolumeClaims, err = appendDoc(sc.PersistentVolumeClaims, doc)
+		case "CSINode":
+			sc.CSINodes, err = appendDoc(sc.CSINodes, doc)
 		case "Pod":
 			var pod *v1.Pod
 			if pod, err = decode[v1.Pod](doc); err == nil {
@@ -140,7 +161,8 @@ func parseHeader(sc *scenario.Scenario, fields string) error {
 }
 
 type object interface {
-	v1.Namespace | v1.Node | v1.Service | v1.Pod | appsv1.ReplicaSet | schedulingv1.PriorityClass
+	v1.Namespace | v1.Node | v1.Service | v1.Pod | appsv1.ReplicaSet | schedulingv1.PriorityClass |
+		storagev1.StorageClass | v1.PersistentVolume | v1.PersistentVolumeClaim | storagev1.CSINode
 }
 
 func decode[T object](doc string) (*T, error) {

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 )
 
 // Scenario is one cluster and a sequence of pods to schedule.
@@ -23,6 +24,13 @@ type Scenario struct {
 	Services        []*v1.Service
 	ReplicaSets     []*appsv1.ReplicaSet
 	PriorityClasses []*schedulingv1.PriorityClass
+	// Storage objects, created before any pod. Claims a pending pod needs
+	// bound are bound in the scenario already (the harness runs no PV
+	// controller).
+	StorageClasses         []*storagev1.StorageClass
+	PersistentVolumes      []*v1.PersistentVolume
+	PersistentVolumeClaims []*v1.PersistentVolumeClaim
+	CSINodes               []*storagev1.CSINode
 	// Existing pods are already bound (spec.nodeName set) before scheduling starts.
 	Existing []*v1.Pod
 	// Pending pods are created one at a time, in this order, and each is
@@ -57,6 +65,11 @@ type PodResult struct {
 	Examined int
 	// Nodes holds per-node verdicts when the runner can report them (keyed by node name).
 	Nodes map[string]NodeVerdict
+	// NominatedNode is the node preemption nominated for an unschedulable
+	// pod ("" when it did not preempt); Victims are the pods it deleted
+	// (namespace/name, sorted).
+	NominatedNode string
+	Victims       []string
 }
 
 // Scheduler is one side of the comparison. Schedule creates the next pending

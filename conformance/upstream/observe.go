@@ -73,6 +73,8 @@ type observation struct {
 	// failure is the status handed to the failure handler; its Message() is
 	// exactly the PodScheduled condition message.
 	failure *fwk.Status
+	// nominated is the node the failure handler was told to nominate.
+	nominated string
 }
 
 func newObservation() *observation {

@@ -72,6 +72,10 @@ type Runner struct {
 	// SkipNodeVerdicts leaves PodResult.Nodes nil (benchmarks); node, message,
 	// top set and examined count are still reported.
 	SkipNodeVerdicts bool
+	// CycleTime adds up the wall time spent inside ScheduleOne over all
+	// Schedule calls: the scheduling cycle, without the harness's waits for
+	// informers and for the asynchronous binding cycle (benchmarks).
+	CycleTime time.Duration
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -187,6 +191,9 @@ func (r *Runner) createObjects(s *scenario.Scenario) error {
 			return fmt.Errorf("upstream: replicaset %s/%s: %w", o.Namespace, o.Name, err)
 		}
 	}
+	if err := r.createStorage(s); err != nil {
+		return err
+	}
 	for _, o := range s.Existing {
 		if o.Spec.NodeName == "" {
 			return fmt.Errorf("upstream: existing pod %s/%s has no spec.nodeName", o.Namespace, o.Name)
@@ -286,6 +293,9 @@ func (r *Runner) instrument() {
 	r.sched.FailureHandler = func(ctx context.Context, f framework.Framework, podInfo *framework.QueuedPodInfo, status *fwk.Status, ni *fwk.NominatingInfo, start time.Time) {
 		r.obs.mu.Lock()
 		r.obs.failure = status
+		if ni != nil {
+			r.obs.nominated = ni.NominatedNodeName
+		}
 		r.obs.mu.Unlock()
 		failureHandler(ctx, f, podInfo, status, ni, start)
 	}
@@ -300,6 +310,7 @@ func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error)
 
 	r.obs = newObservation()
 	r.align = align
+	eventsBefore := len(r.events.snapshot())
 	if _, err := r.client.CoreV1().Pods(p.Namespace).Create(r.ctx, p, metav1.CreateOptions{}); err != nil {
 		return res, fmt.Errorf("upstream: create pod %s: %w", key, err)
 	}
@@ -310,7 +321,9 @@ func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error)
 		return res, err
 	}
 
+	start := time.Now()
 	r.sched.ScheduleOne(r.ctx)
+	r.CycleTime += time.Since(start)
 
 	obs := r.obs
 	if obs.suggested != "" {
@@ -326,6 +339,16 @@ func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error)
 		if err := r.retire(p, key, res.Message); err != nil {
 			return res, err
 		}
+		obs.mu.Lock()
+		res.NominatedNode = obs.nominated
+		obs.mu.Unlock()
+		// Preemption has finished (retire waited for it): its events name the victims.
+		for _, e := range r.events.snapshot()[eventsBefore:] {
+			if e.Reason == "Preempted" {
+				res.Victims = append(res.Victims, e.Regarding)
+			}
+		}
+		sort.Strings(res.Victims)
 	} else {
 		r.mu.Lock()
 		res.Node = r.bindings[key]

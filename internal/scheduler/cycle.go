@@ -67,6 +67,9 @@ type Diagnosis struct {
 	// SelectedNode is the chosen node ("" on failure); Message the failure text.
 	SelectedNode string
 	Message      string
+	// NominatedNode and Victims record a preemption this attempt carried out.
+	NominatedNode string
+	Victims       []*v1.Pod
 }
 
 // rejection is a node's rejecting status; the node's name is only read
@@ -82,6 +85,10 @@ type cycleResult struct {
 	// status is the rejection (Unschedulable/U&U) or error; nil on success.
 	status *framework.Status
 	diag   *Diagnosis
+	// preemption is PostFilter's outcome: a nominated node and its victims.
+	preemption *framework.PostFilterResult
+	// state is the cycle's state, for Reserve and PreBind after a success.
+	state *framework.CycleState
 }
 
 // podSignature identifies the pod fields the static filters read.
@@ -114,6 +121,7 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 		return res
 	}
 	state := framework.NewCycleState()
+	res.state = state
 	pre, st, narrowing := fw.runPreFilterPlugins(state, pi, allNodes)
 	diag.NarrowingPlugins = narrowing
 	if !st.IsSuccess() {
@@ -125,6 +133,14 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 		diag.PreFilterStatus = st
 		diag.NodeToStatus.Absent = st
 		return sc.fail(state, pi, res, &helper.FitError{NumAllNodes: len(allNodes), PreFilterMsg: st.Message(), NodeToStatus: diag.NodeToStatus})
+	}
+
+	if node := sc.tryNominatedNode(state, pi); node != "" {
+		res.node, diag.SelectedNode = node, node
+		if sc.RecordScores {
+			diag.Feasible = []string{node}
+		}
+		return res
 	}
 
 	nodes := allNodes
@@ -202,7 +218,7 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 		if whole {
 			pos = idx
 		}
-		st := sc.fw.runFilterPlugins(state, pi, ni, skip, cache, pos)
+		st := sc.filterWithNominated(state, pi, ni, skip, cache, pos)
 		if st.IsSuccess() {
 			feasible = append(feasible, ni)
 			continue
@@ -232,7 +248,8 @@ func (sc *Scheduler) staticCache(pod *v1.Pod) *staticVerdicts {
 
 // fail runs PostFilter and renders the FailedScheduling message.
 func (sc *Scheduler) fail(state *framework.CycleState, pi *framework.PodInfo, res cycleResult, fe *helper.FitError) cycleResult {
-	_, pst := sc.fw.runPostFilterPlugins(state, pi, fe.NodeToStatus)
+	pr, pst := sc.fw.runPostFilterPlugins(state, pi, fe.NodeToStatus)
+	res.preemption = pr
 	res.diag.PostFilterStatus = pst
 	fe.PostFilterMsg = pst.Message()
 	res.diag.Message = fe.Error()

@@ -19,10 +19,14 @@ import (
 	"github.com/berth-sim/berth/internal/scheduler/plugins/nodeports"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/noderesources"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/nodeunschedulable"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/nodevolumelimits"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/podtopologyspread"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/queuesort"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/schedulinggates"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/tainttoleration"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/volumebinding"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/volumerestrictions"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/volumezone"
 	"github.com/berth-sim/berth/internal/version"
 )
 
@@ -58,7 +62,7 @@ type StaticFilterPlugin interface {
 }
 
 // DefaultPlugins is the default profile's MultiPoint list for a version
-// (spec §1.1). Volume plugins and NodeDeclaredFeatures are not modelled.
+// (spec §1.1). NodeDeclaredFeatures is not modelled.
 func DefaultPlugins(f version.Features) []PluginSpec {
 	specs := []PluginSpec{
 		{Name: schedulinggates.Name, New: schedulinggates.New},
@@ -69,6 +73,11 @@ func DefaultPlugins(f version.Features) []PluginSpec {
 		{Name: nodeaffinity.Name, New: nodeaffinity.New, Weight: 2},
 		{Name: nodeports.Name, New: nodeports.New},
 		{Name: noderesources.FitName, New: noderesources.NewFit, Weight: 1},
+		{Name: volumerestrictions.Name, New: volumerestrictions.New},
+		{Name: nodevolumelimits.Name, New: nodevolumelimits.New},
+		// Score weight 1, but its scorer is off by default (PreScore skips).
+		{Name: volumebinding.Name, New: volumebinding.New, Weight: 1},
+		{Name: volumezone.Name, New: volumezone.New},
 		{Name: podtopologyspread.Name, New: func(h framework.Handle) framework.Plugin { return podtopologyspread.New(h) }, Weight: 2},
 		{Name: interpodaffinity.Name, New: func(h framework.Handle) framework.Plugin { return interpodaffinity.New(h) }, Weight: 2},
 	}
@@ -104,6 +113,8 @@ type Framework struct {
 	postFilter    []framework.PostFilterPlugin
 	preScore      []framework.PreScorePlugin
 	score         []weightedScore
+	reserve       []framework.ReservePlugin
+	preBind       []framework.PreBindPlugin
 	// scratch holds reusable score lists, one per Score plugin.
 	scratch []framework.NodeScoreList
 }
@@ -144,6 +155,12 @@ func NewFramework(schedulerName string, specs []PluginSpec, h framework.Handle) 
 				w = 1
 			}
 			fw.score = append(fw.score, weightedScore{plugin: p, weight: w})
+		}
+		if p, ok := pl.(framework.ReservePlugin); ok {
+			fw.reserve = append(fw.reserve, p)
+		}
+		if p, ok := pl.(framework.PreBindPlugin); ok {
+			fw.preBind = append(fw.preBind, p)
 		}
 	}
 	return fw

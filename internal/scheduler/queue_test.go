@@ -86,22 +86,6 @@ func TestPreFilterRejection(t *testing.T) {
 	}
 }
 
-// TestPreemptionWouldHelp: a candidate exists, so there is no PostFilter
-// text (spec S03's first message) and nothing is nominated yet.
-func TestPreemptionWouldHelp(t *testing.T) {
-	pod := schedtest.WithPriority(schedtest.Pod("hi", "1", ""), 100)
-	s := newState("1.36", []*v1.Node{schedtest.Node("n1", "1", "8Gi", 110), schedtest.Node("n2", "1", "8Gi", 110)},
-		schedtest.OnNode(schedtest.WithPriority(schedtest.Pod("lo", "1", ""), 0), "n1"),
-		schedtest.OnNode(schedtest.WithPriority(schedtest.Pod("mid", "1", ""), 10), "n2"), pod)
-	d := runOne(t, s, pod)
-	if want := "0/2 nodes are available: 2 Insufficient cpu."; d.Message != want {
-		t.Fatalf("got %q, want %q", d.Message, want)
-	}
-	if pod.Status.NominatedNodeName != "" || pod.Spec.NodeName != "" {
-		t.Fatal("pod was nominated or bound")
-	}
-}
-
 func TestEventTruncation(t *testing.T) {
 	long := strings.Repeat("x", 2000)
 	s := newState("1.36", nil)

@@ -47,6 +47,7 @@ type Scheduler struct {
 	podInfos    map[string]cachedPodInfo
 	diagnoses   map[string]*Diagnosis
 	rejected    []rejection
+	nominated   nominatedIndex
 }
 
 type cachedPodInfo struct {
@@ -96,7 +97,7 @@ func (sc *Scheduler) ensureFramework(s *cluster.State) error {
 		return err
 	}
 	sc.kubeVersion, sc.features = s.Info.KubernetesVersion, version.FeaturesFor(v)
-	sc.handle = &handle{features: sc.features, snap: NewSnapshot(nil)}
+	sc.handle = &handle{features: sc.features, snap: NewSnapshot(nil), sched: sc}
 	specs := DefaultPlugins
 	if sc.plugins != nil {
 		specs = sc.plugins
@@ -286,10 +287,17 @@ func (sc *Scheduler) attempt(s *cluster.State, p pendingPod) {
 	res := sc.scheduleOne(s, pi)
 	sc.diagnoses[p.key] = res.diag
 	if res.status.IsSuccess() {
+		if st := sc.fw.reserveAndPreBind(res.state, pi, res.node); !st.IsSuccess() {
+			res.status, res.diag.Message, res.diag.SelectedNode = st, st.Message(), ""
+			sc.recordFailure(s, p, res)
+			return
+		}
+		sc.settleNomination(p.pod, res.node)
 		sc.bind(s, p, pi, res.node)
 		return
 	}
 	sc.recordFailure(s, p, res)
+	sc.preempt(s, p, res.preemption)
 }
 
 func (sc *Scheduler) eventSource() cluster.EventSource {

@@ -145,6 +145,8 @@ type handle struct {
 	features version.Features
 	fw       *Framework
 	services map[string][]*v1.Service
+	// sched gives preemption the nominated pods (preemption.go).
+	sched *Scheduler
 }
 
 var (

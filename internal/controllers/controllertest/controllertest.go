@@ -94,3 +94,36 @@ func (Binder) Sync(s *cluster.State) (bool, error) {
 	}
 	return changed, nil
 }
+
+// ClaimBinder binds every pending claim at once to a new volume of its size,
+// standing in for the PV controller and provisioner where a test only needs
+// claims to be Bound (the kubelet waits for them).
+type ClaimBinder struct{}
+
+// Name implements sim.Controller.
+func (ClaimBinder) Name() string { return "test-claim-binder" }
+
+// Sync implements sim.Controller.
+func (ClaimBinder) Sync(s *cluster.State) (bool, error) {
+	changed := false
+	for _, k := range cluster.SortedKeys(s.PersistentVolumeClaims) {
+		pvc := s.PersistentVolumeClaims[k]
+		if pvc.Spec.VolumeName != "" || pvc.DeletionTimestamp != nil {
+			continue
+		}
+		now := metav1.NewTime(s.Now)
+		pv := &corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "pvc-" + string(pvc.UID), CreationTimestamp: now, ResourceVersion: s.Bump()},
+			Spec: corev1.PersistentVolumeSpec{Capacity: pvc.Spec.Resources.Requests, AccessModes: pvc.Spec.AccessModes,
+				ClaimRef: &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID}},
+			Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound, LastPhaseTransitionTime: &now},
+		}
+		s.PersistentVolumes[pv.Name] = pv
+		pvc.Spec.VolumeName = pv.Name
+		pvc.Status.Phase = corev1.ClaimBound
+		pvc.ResourceVersion = s.Bump()
+		s.NoteChange()
+		changed = true
+	}
+	return changed, nil
+}

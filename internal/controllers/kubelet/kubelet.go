@@ -31,6 +31,8 @@ const Name = "kubelet"
 //
 //	t0                 the kubelet admits the bound pod: startTime, hostIP
 //	t0+SandboxDelay    sandbox ready: PodReadyToStartContainers, pod IP, Pulling
+//	                   (with claims: t0 is when the last claim bound plus
+//	                   VolumeAttachDelay, if later than admission; see volumes.go)
 //	 +ImagePullDelay   image pulled (skipped when present and not Always)
 //	                   containers created and started at once; phase Running
 //	 +initialDelay     Ready, when a readinessProbe sets initialDelaySeconds
@@ -118,10 +120,22 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 	}
 	sandbox := controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers)
 	if sandbox == nil || sandbox.Status != corev1.ConditionTrue {
-		at := pod.Status.StartTime.Add(SandboxDelay)
+		volumesAt, ready := volumesReady(s, pod)
+		if !ready {
+			// Woken again by the change that binds the last claim.
+			return changed, nil
+		}
+		from := pod.Status.StartTime.Time
+		if volumesAt.After(from) {
+			from = volumesAt
+		}
+		at := from.Add(SandboxDelay)
 		if s.Now.Before(at) {
 			wakeAt(s, at)
 			return changed, nil
+		}
+		if !volumesAt.IsZero() {
+			recordAttached(s, pod, node)
 		}
 		if err := sandboxReady(s, nodes.allocate, pod, node); err != nil {
 			return changed, err

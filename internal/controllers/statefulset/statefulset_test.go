@@ -41,7 +41,9 @@ func newSet(n int32, mutate func(*appsv1.StatefulSet)) *appsv1.StatefulSet {
 	return set
 }
 
-func ctrls() []sim.Controller { return []sim.Controller{New(), controllertest.Binder{}, kubelet.New()} }
+func ctrls() []sim.Controller {
+	return []sim.Controller{New(), controllertest.Binder{}, controllertest.ClaimBinder{}, kubelet.New()}
+}
 
 func setup(t *testing.T, set *appsv1.StatefulSet) *cluster.State {
 	t.Helper()

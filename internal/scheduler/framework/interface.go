@@ -51,6 +51,9 @@ type FilterPlugin interface {
 // PostFilterResult carries a preemption outcome.
 type PostFilterResult struct {
 	NominatedNodeName string
+	// Victims are the pods preemption chose to evict from NominatedNodeName;
+	// the scheduler deletes them (upstream's executor).
+	Victims []*v1.Pod
 }
 
 // PostFilterPlugin runs when no node passed Filter. filtered maps node name
@@ -117,4 +120,19 @@ type Handle interface {
 	ReplicationController(namespace, name string) *v1.ReplicationController
 	// Features are the version-selected behaviours.
 	Features() version.Features
+}
+
+// ReservePlugin updates plugin state once a node is chosen; Unreserve undoes
+// it when a later step of the cycle fails.
+type ReservePlugin interface {
+	Plugin
+	Reserve(state *CycleState, pod *PodInfo, nodeName string) *Status
+	Unreserve(state *CycleState, pod *PodInfo, nodeName string)
+}
+
+// PreBindPlugin runs after Reserve and before the pod is bound (upstream runs
+// it in the asynchronous binding cycle; berth binds right after it).
+type PreBindPlugin interface {
+	Plugin
+	PreBind(state *CycleState, pod *PodInfo, nodeName string) *Status
 }

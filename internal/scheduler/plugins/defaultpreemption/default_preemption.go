@@ -1,17 +1,18 @@
-// Package defaultpreemption is the DefaultPreemption PostFilter. For now it
-// decides whether preemption could help and produces upstream's message when
-// it cannot; evicting victims and nominating a node come later.
-//
-// When some node would fit after removing its lower-priority pods, upstream
-// would evict them and nominate that node, and its FailedScheduling message
-// carries no PostFilter text. berth returns Success without a nominated
-// node: the pod stays Pending with that same message (no "preemption: ...").
+// Package defaultpreemption is the DefaultPreemption PostFilter, after
+// upstream's plugins/defaultpreemption and framework/preemption: when no
+// node passed Filter it looks for a node where evicting lower-priority pods
+// lets the pod fit, picks the best such node and returns it with the
+// victims. The scheduler then evicts them and nominates the node (upstream's
+// executor); this package never writes to the cluster.
 package defaultpreemption
 
 import (
 	"errors"
+	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
@@ -23,18 +24,30 @@ const Name = "DefaultPreemption"
 
 // Messages as upstream prints them.
 const (
-	MsgNotHelpful       = "Preemption is not helpful for scheduling"
-	MsgNoVictims        = "No preemption victims found for incoming pod"
-	MsgPolicyNever      = "not eligible due to preemptionPolicy=Never."
-	preemptionMsgPrefix = "preemption: "
+	MsgNotHelpful          = "Preemption is not helpful for scheduling"
+	MsgNoVictims           = "No preemption victims found for incoming pod"
+	MsgPolicyNever         = "not eligible due to preemptionPolicy=Never."
+	MsgTerminatingOnNode   = "not eligible due to a terminating pod on the nominated node."
+	MsgNoCandidate         = "no candidate node for preemption"
+	preemptionMsgPrefix    = "preemption: "
+	minCandidateNodesPct   = 10
+	minCandidateNodesAbsol = 100
 )
 
-// Runner is what preemption needs from the scheduler: re-running Filter on a
-// modified node and telling PreFilter state that a pod went away. The
-// scheduler's Handle implements it.
+// Runner is what preemption needs from the scheduler beyond the Handle:
+// Filter with nominated pods on a modified node, the PreFilter extensions,
+// the PodDisruptionBudgets, the seeded random source and the virtual clock.
+// The scheduler's handle implements it.
 type Runner interface {
-	RunFilterPlugins(state *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status
+	RunFilterPluginsWithNominatedPods(state *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status
 	RunPreFilterExtensionRemovePod(state *framework.CycleState, pod *framework.PodInfo, victim *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status
+	RunPreFilterExtensionAddPod(state *framework.CycleState, pod *framework.PodInfo, added *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status
+	// PodDisruptionBudgets lists every budget, in a fixed order.
+	PodDisruptionBudgets() []*policyv1.PodDisruptionBudget
+	// RandomInt returns a value in [0, n) from the cluster's seeded source.
+	RandomInt(n int) int
+	// Now is the virtual clock (the start time of pods that have none).
+	Now() time.Time
 }
 
 // DefaultPreemption is the plugin.
@@ -51,55 +64,140 @@ func New(h framework.Handle) framework.Plugin {
 
 func (*DefaultPreemption) Name() string { return Name }
 
-// PostFilter evaluates every node whose Filter status was exactly
-// Unschedulable: U&U nodes cannot be helped by removing pods.
+// Candidate is a node where preemption would make the pod fit.
+type Candidate struct {
+	Node string
+	// Victims are ordered most important first.
+	Victims          []*v1.Pod
+	NumPDBViolations int
+}
+
+// PostFilter is Evaluator.Preempt: eligibility, the dry run over nodes whose
+// Filter status was exactly Unschedulable, then the choice of one candidate.
+// Success carries the nominated node and the victims and no message.
 func (pl *DefaultPreemption) PostFilter(state *framework.CycleState, pod *framework.PodInfo, filtered framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
-	if p := pod.Pod.Spec.PreemptionPolicy; p != nil && *p == v1.PreemptNever {
-		return nil, framework.NewStatus(framework.Unschedulable, preemptionMsgPrefix+MsgPolicyNever)
+	if msg := pl.notEligible(pod.Pod, filtered); msg != "" {
+		return nil, framework.NewStatus(framework.Unschedulable, preemptionMsgPrefix+msg)
 	}
 	if pl.runner == nil {
 		return nil, framework.AsStatus(errors.New("preemption: scheduler handle cannot run filters"))
 	}
 	nodes := pl.handle.Nodes()
-	result := framework.NodeToStatus{
-		Statuses: map[string]*framework.Status{},
-		Absent:   framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNotHelpful),
+	candidates, statuses, err := pl.findCandidates(state, pod, nodes, filtered)
+	if err != nil && len(candidates) == 0 {
+		return nil, framework.AsStatus(errors.New(preemptionMsgPrefix + err.Error()))
 	}
-	for _, ni := range nodes {
-		if helper.StatusOf(filtered, ni.Name()).Code() != framework.Unschedulable {
-			continue
-		}
-		st := pl.evaluateNode(state, pod, ni)
-		if st.IsSuccess() {
-			// A candidate exists: upstream would preempt here (see package doc).
-			return &framework.PostFilterResult{}, nil
-		}
-		result.Statuses[ni.Name()] = st
+	if len(candidates) == 0 {
+		statuses.Absent = framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNotHelpful)
+		fe := helper.FitError{NumAllNodes: len(nodes), NodeToStatus: statuses}
+		return &framework.PostFilterResult{}, framework.NewStatus(framework.Unschedulable, preemptionMsgPrefix+fe.Error())
 	}
-	fe := helper.FitError{NumAllNodes: len(nodes), NodeToStatus: result}
-	return nil, framework.NewStatus(framework.Unschedulable, preemptionMsgPrefix+fe.Error())
+	best := PickOneNode(candidates, pl.runner.Now())
+	if best == nil {
+		return nil, framework.NewStatus(framework.Unschedulable, preemptionMsgPrefix+MsgNoCandidate)
+	}
+	return &framework.PostFilterResult{NominatedNodeName: best.Node, Victims: best.Victims}, nil
 }
 
-// evaluateNode removes every pod of strictly lower priority from a copy of
-// the node and re-runs Filter; Success means the pod would fit.
-func (pl *DefaultPreemption) evaluateNode(state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
-	prio := corev1helpers.PodPriority(pod.Pod)
-	var victims []*framework.PodInfo
+// notEligible is PodEligibleToPreemptOthers: "" when the pod may preempt.
+func (pl *DefaultPreemption) notEligible(pod *v1.Pod, filtered framework.NodeToStatus) string {
+	if p := pod.Spec.PreemptionPolicy; p != nil && *p == v1.PreemptNever {
+		return MsgPolicyNever
+	}
+	nominated := pod.Status.NominatedNodeName
+	if nominated == "" {
+		return ""
+	}
+	if helper.StatusOf(filtered, nominated).Code() == framework.UnschedulableAndUnresolvable {
+		return ""
+	}
+	ni := pl.handle.Node(nominated)
+	if ni == nil {
+		return ""
+	}
+	prio := corev1helpers.PodPriority(pod)
 	for _, p := range ni.Pods {
-		if corev1helpers.PodPriority(p.Pod) < prio {
-			victims = append(victims, p)
+		if corev1helpers.PodPriority(p.Pod) < prio && terminatingByPreemption(p.Pod) {
+			return MsgTerminatingOnNode
 		}
 	}
-	if len(victims) == 0 {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
+	return ""
+}
+
+// terminatingByPreemption: being deleted with DisruptionTarget=True set by
+// the scheduler's preemption.
+func terminatingByPreemption(p *v1.Pod) bool {
+	if p.DeletionTimestamp == nil {
+		return false
 	}
-	node := ni.Clone()
-	cs := state.Clone()
-	for _, v := range victims {
-		node.RemovePod(v.Pod)
-		if st := pl.runner.RunPreFilterExtensionRemovePod(cs, pod, v, node); !st.IsSuccess() {
-			return st
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.DisruptionTarget {
+			return c.Status == v1.ConditionTrue && c.Reason == v1.PodReasonPreemptionByScheduler
 		}
 	}
-	return pl.runner.RunFilterPlugins(cs, pod, node)
+	return false
+}
+
+// NumCandidates is how many candidates the dry run looks for among n
+// potential nodes: 10% of them, at least 100, at most n.
+func NumCandidates(n int) int {
+	k := n * minCandidateNodesPct / 100
+	if k < minCandidateNodesAbsol {
+		k = minCandidateNodesAbsol
+	}
+	return min(k, n)
+}
+
+// findCandidates is the dry run. Potential nodes are examined from a random
+// offset, in node-tree order, until a non-violating candidate exists and
+// enough candidates were found. It returns the candidates (non-violating
+// first) and the status of every potential node that is not one.
+func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, filtered framework.NodeToStatus) ([]*Candidate, framework.NodeToStatus, error) {
+	statuses := framework.NodeToStatus{Statuses: map[string]*framework.Status{}}
+	if len(nodes) == 0 {
+		return nil, statuses, errors.New("no nodes available")
+	}
+	var potential []*framework.NodeInfo
+	for _, ni := range nodes {
+		if helper.StatusOf(filtered, ni.Name()).Code() == framework.Unschedulable {
+			potential = append(potential, ni)
+		}
+	}
+	if len(potential) == 0 {
+		return nil, statuses, nil
+	}
+	pdbs := pl.runner.PodDisruptionBudgets()
+	want := NumCandidates(len(potential))
+	offset := 0
+	if want < len(potential) {
+		// Only then does the offset change which nodes are examined; drawing
+		// it otherwise would disturb later tie-breaks for nothing.
+		offset = pl.runner.RandomInt(len(potential))
+	}
+	var nonViolating, violating []*Candidate
+	var errs []error
+	for i := 0; i < len(potential); i++ {
+		if len(nonViolating) > 0 && len(nonViolating)+len(violating) >= want {
+			break
+		}
+		ni := potential[(offset+i)%len(potential)]
+		victims, violations, st := pl.SelectVictimsOnNode(state.Clone(), pod, ni.Clone(), pdbs)
+		if st.IsSuccess() && len(victims) > 0 {
+			c := &Candidate{Node: ni.Name(), Victims: victims, NumPDBViolations: violations}
+			if violations == 0 {
+				nonViolating = append(nonViolating, c)
+			} else {
+				violating = append(violating, c)
+			}
+			continue
+		}
+		if st.IsSuccess() {
+			st = framework.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", ni.Name()))
+		}
+		if st.Code() == framework.Error {
+			errs = append(errs, errors.New(st.Message()))
+		}
+		statuses.Statuses[ni.Name()] = st
+	}
+	return append(nonViolating, violating...), statuses, errors.Join(errs...)
 }

@@ -21,6 +21,7 @@ type Handle struct {
 	StatefulSetObjs        []*appsv1.StatefulSet
 	ReplicationControllers []*v1.ReplicationController
 	Feats                  version.Features
+	Storage
 
 	withAffinity, withRequiredAnti []*framework.NodeInfo
 	listed                         bool
