@@ -61,11 +61,15 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	var seen eventSet
 	for _, k := range cluster.SortedKeys(s.PersistentVolumeClaims) {
 		claim := s.PersistentVolumeClaims[k]
-		if claim.Spec.VolumeName != "" || claim.DeletionTimestamp != nil {
+		if claim.DeletionTimestamp != nil || claim.Status.Phase == corev1.ClaimBound {
 			continue
 		}
 		if seen == nil {
 			seen = newEventSet(s)
+		}
+		if claim.Spec.VolumeName != "" {
+			changed = syncPreboundClaim(s, claim, seen) || changed
+			continue
 		}
 		ch, err := c.syncUnboundClaim(s, claim, seen)
 		if err != nil {
@@ -96,6 +100,44 @@ func (c *Controller) syncUnboundClaim(s *cluster.State, claim *corev1.Persistent
 		return c.provisionClaim(s, claim, class, seen), nil
 	}
 	return seen.emit(s, source, claim, corev1.EventTypeNormal, "FailedBinding", "no persistent volumes available for this claim and no storage class is set"), nil
+}
+
+// syncPreboundClaim is syncUnboundClaim's branch for a claim that names its
+// volume: bind it if the volume is free (or already reserved for this claim)
+// and satisfies the claim; otherwise the claim stays Pending.
+func syncPreboundClaim(s *cluster.State, claim *corev1.PersistentVolumeClaim, seen eventSet) bool {
+	volume, ok := s.PersistentVolumes[claim.Spec.VolumeName]
+	if !ok {
+		return false // the volume may still be created
+	}
+	if ref := volume.Spec.ClaimRef; ref != nil {
+		if ref.Name != claim.Name || ref.Namespace != claim.Namespace || (ref.UID != "" && ref.UID != claim.UID) {
+			return false // bound to another claim
+		}
+	}
+	if why := volumeMismatch(volume, claim); why != "" {
+		return seen.emit(s, source, claim, corev1.EventTypeWarning, "VolumeMismatch",
+			fmt.Sprintf("Cannot bind to requested volume %q: %s", volume.Name, why))
+	}
+	bind(s, volume, claim)
+	return true
+}
+
+// volumeMismatch is checkVolumeSatisfyClaim's verdict, "" when the volume fits.
+func volumeMismatch(volume *corev1.PersistentVolume, claim *corev1.PersistentVolumeClaim) string {
+	requested := claim.Spec.Resources.Requests[corev1.ResourceStorage]
+	capacity := volume.Spec.Capacity[corev1.ResourceStorage]
+	switch {
+	case requested.Cmp(capacity) > 0:
+		return "requested PV is too small"
+	case storagehelpers.GetPersistentVolumeClass(volume) != storagehelpers.GetPersistentVolumeClaimClass(claim):
+		return "storageClassName does not match"
+	case storagehelpers.CheckVolumeModeMismatches(&claim.Spec, &volume.Spec):
+		return "incompatible volumeMode"
+	case !storagehelpers.CheckAccessModes(claim, volume):
+		return "incompatible accessMode"
+	}
+	return ""
 }
 
 // provisionClaim is the PV controller's half of dynamic provisioning: name

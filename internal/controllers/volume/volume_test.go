@@ -294,3 +294,48 @@ func TestClaimSizeRejectedAtAdmission(t *testing.T) {
 		}
 	}
 }
+
+func TestPreboundClaim(t *testing.T) {
+	pv := func(name, size, className string) *corev1.PersistentVolume {
+		return &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PersistentVolumeSpec{
+			Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: className,
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: aws.EBSCSIDriver, VolumeHandle: name}}}}
+	}
+	cases := []struct {
+		name      string
+		volume    *corev1.PersistentVolume
+		wantBound bool
+		wantEvent string
+	}{
+		// A claim naming its volume binds at once, even in a WaitForFirstConsumer class.
+		{"named volume binds", pv("pv1", "10Gi", "gp2"), true, ""},
+		{"too small", pv("pv1", "5Gi", "gp2"), false, `VolumeMismatch: Cannot bind to requested volume "pv1": requested PV is too small`},
+		{"other class", pv("pv1", "10Gi", "fast"), false, `VolumeMismatch: Cannot bind to requested volume "pv1": storageClassName does not match`},
+		{"volume not there yet", nil, false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newCluster(t, "v1.40.0", "eu-west-1a")
+			must(t, admission.Create(s, class("gp2", aws.InTreeEBSProvisioner, storagev1.VolumeBindingWaitForFirstConsumer, nil)))
+			if c.volume != nil {
+				must(t, admission.Create(s, c.volume))
+			}
+			pvc := claim("c", "gp2", "10Gi")
+			pvc.Spec.VolumeName = "pv1"
+			must(t, admission.Create(s, pvc))
+			settle(t, s)
+			got := s.PersistentVolumeClaims["default/c"]
+			if bound := got.Status.Phase == corev1.ClaimBound; bound != c.wantBound {
+				t.Fatalf("phase %s, want bound=%v", got.Status.Phase, c.wantBound)
+			}
+			if c.wantBound && s.PersistentVolumes["pv1"].Spec.ClaimRef.UID != got.UID {
+				t.Errorf("volume's claimRef %+v", s.PersistentVolumes["pv1"].Spec.ClaimRef)
+			}
+			evs := reasons(s, "c")
+			if c.wantEvent != "" && (len(evs) == 0 || evs[len(evs)-1] != c.wantEvent) {
+				t.Errorf("events %q, want last %q", evs, c.wantEvent)
+			}
+		})
+	}
+}
