@@ -299,7 +299,7 @@ func TestPreboundClaim(t *testing.T) {
 	pv := func(name, size, className string) *corev1.PersistentVolume {
 		return &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PersistentVolumeSpec{
 			Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName: className,
+			StorageClassName:       className,
 			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: aws.EBSCSIDriver, VolumeHandle: name}}}}
 	}
 	cases := []struct {
