@@ -163,6 +163,9 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 		return res
 	}
 	if len(feasible) == 0 || sc.RecordScores {
+		if len(diag.NodeToStatus.Statuses) == 0 {
+			diag.NodeToStatus.Statuses = make(map[string]*framework.Status, len(sc.rejected))
+		}
 		for _, r := range sc.rejected {
 			diag.NodeToStatus.Statuses[r.node.Name()] = r.status
 		}

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -42,6 +43,20 @@ func (h *handle) RandomInt(n int) int { return h.state.Rand.Intn(n) }
 // Now is the virtual clock.
 func (h *handle) Now() time.Time { return h.state.Now }
 
+// hasActiveExtensions reports whether a PreFilter plugin that ran (was not
+// skipped) has extensions, i.e. whether AddPod/RemovePod can change state.
+func (fw *Framework) hasActiveExtensions(state *framework.CycleState) bool {
+	for _, pl := range fw.preFilter {
+		if _, skip := state.SkipFilterPlugins[pl.Name()]; skip {
+			continue
+		}
+		if pl.PreFilterExtensions() != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // runPreFilterExtensionAddPod updates every active PreFilter state for a pod
 // added to ni (nominated pods, preemption's reprieve).
 func (fw *Framework) runPreFilterExtensionAddPod(state *framework.CycleState, pod, added *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
@@ -60,20 +75,39 @@ func (fw *Framework) runPreFilterExtensionAddPod(state *framework.CycleState, po
 	return nil
 }
 
-// nominatedIndex lists, per node, the pending pods nominated to it (the
-// scheduling queue's nominator). It is rebuilt from the state when the
-// snapshot changes or a nomination changed.
+// nominatedIndex lists, per node, the pending pods nominated to it in key
+// order (the scheduling queue's nominator). It is rebuilt from the state at
+// the start of each Sync and then kept in step with the scheduler's own
+// changes: bindings and preemptions. It is keyed by the node object, which
+// within a Sync is the one the snapshot's NodeInfos (and their copies) hold;
+// pods nominated to a node that does not exist are never asked for.
 type nominatedIndex struct {
-	snapID uint64
-	dirty  bool
-	byNode map[string][]*framework.PodInfo
+	valid  bool
+	byNode map[*v1.Node][]nominatedPod
 }
 
-func (sc *Scheduler) nominatedOn(node string) []*framework.PodInfo {
+type nominatedPod struct {
+	key string
+	pi  *framework.PodInfo
+	// priority is the pod's (immutable) priority, kept at hand.
+	priority int32
+}
+
+func newNominatedPod(key string, pi *framework.PodInfo) nominatedPod {
+	return nominatedPod{key: key, pi: pi, priority: corev1helpers.PodPriority(pi.Pod)}
+}
+
+// nominatedOn lists the pods nominated to the named node.
+func (sc *Scheduler) nominatedOn(node string) []nominatedPod {
+	return sc.nominatedFor(sc.handle.state.Nodes[node])
+}
+
+// nominatedFor lists the pods nominated to node.
+func (sc *Scheduler) nominatedFor(node *v1.Node) []nominatedPod {
 	ix := &sc.nominated
-	if ix.dirty || ix.snapID != sc.handle.snap.id || ix.byNode == nil {
-		ix.snapID, ix.dirty = sc.handle.snap.id, false
-		ix.byNode = map[string][]*framework.PodInfo{}
+	if !ix.valid {
+		ix.valid = true
+		ix.byNode = map[*v1.Node][]nominatedPod{}
 		s := sc.handle.state
 		for _, key := range cluster.SortedKeys(s.Pods) {
 			p := s.Pods[key]
@@ -81,10 +115,56 @@ func (sc *Scheduler) nominatedOn(node string) []*framework.PodInfo {
 				cluster.IsTerminal(p) || !sc.responsibleFor(p) {
 				continue
 			}
-			ix.byNode[p.Status.NominatedNodeName] = append(ix.byNode[p.Status.NominatedNodeName], sc.podInfo(key, p))
+			n := s.Nodes[p.Status.NominatedNodeName]
+			if n == nil {
+				continue
+			}
+			ix.byNode[n] = append(ix.byNode[n], newNominatedPod(key, sc.podInfo(key, p)))
 		}
 	}
+	if node == nil {
+		return nil
+	}
 	return ix.byNode[node]
+}
+
+// removeNominated takes the pod under key off the named node's list.
+func (sc *Scheduler) removeNominated(node, key string) {
+	ix := &sc.nominated
+	n := sc.handle.state.Nodes[node]
+	if !ix.valid || n == nil {
+		return
+	}
+	list := ix.byNode[n]
+	for i := range list {
+		if list[i].key == key {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(ix.byNode, n)
+		return
+	}
+	ix.byNode[n] = list
+}
+
+// addNominated puts a pod on the named node's list at its key's place.
+func (sc *Scheduler) addNominated(node string, np nominatedPod) {
+	ix := &sc.nominated
+	n := sc.handle.state.Nodes[node]
+	if !ix.valid || n == nil {
+		return
+	}
+	list := ix.byNode[n]
+	i := sort.Search(len(list), func(i int) bool { return list[i].key >= np.key })
+	if i < len(list) && list[i].key == np.key {
+		list[i] = np
+		return
+	}
+	out := make([]nominatedPod, 0, len(list)+1)
+	out = append(append(append(out, list[:i]...), np), list[i:]...)
+	ix.byNode[n] = out
 }
 
 // filterWithNominated is RunFilterPluginsWithNominatedPods: pods nominated to
@@ -92,19 +172,25 @@ func (sc *Scheduler) nominatedOn(node string) []*framework.PodInfo {
 // (and to the PreFilter state) and Filter runs; when that passes and some
 // were added, Filter runs again without them. Both must pass.
 func (sc *Scheduler) filterWithNominated(state *framework.CycleState, pi *framework.PodInfo, ni *framework.NodeInfo, skip []bool, cache *staticVerdicts, pos int) *framework.Status {
-	nominated := sc.nominatedOn(ni.Name())
+	nominated := sc.nominatedFor(ni.Node)
 	if len(nominated) == 0 {
 		return sc.fw.runFilterPlugins(state, pi, ni, skip, cache, pos)
 	}
 	prio := corev1helpers.PodPriority(pi.Pod)
 	withState, withNode := state, ni
 	added := false
-	for _, np := range nominated {
-		if corev1helpers.PodPriority(np.Pod) < prio || np.Pod.UID == pi.Pod.UID {
+	for _, n := range nominated {
+		np := n.pi
+		if n.priority < prio || np.Pod.UID == pi.Pod.UID {
 			continue
 		}
 		if !added {
-			withState, withNode, added = state.Clone(), ni.Clone(), true
+			// The state is copied only if some PreFilter extension will
+			// change it: Filter plugins never write to the state.
+			if sc.fw.hasActiveExtensions(state) {
+				withState = state.Clone()
+			}
+			withNode, added = ni.Clone(), true
 		}
 		withNode.AddPod(np)
 		if st := sc.fw.runPreFilterExtensionAddPod(withState, pi, np, withNode); !st.IsSuccess() {
@@ -143,7 +229,7 @@ func (sc *Scheduler) settleNomination(pod *v1.Pod, node string) {
 	if pod.Status.NominatedNodeName == "" {
 		return
 	}
-	sc.nominated.dirty = true
+	sc.removeNominated(pod.Status.NominatedNodeName, cluster.Key(pod.Namespace, pod.Name))
 	if pod.Status.NominatedNodeName != node || sc.features.Version.AtLeast(35, 0) {
 		pod.Status.NominatedNodeName = ""
 	}
@@ -158,7 +244,7 @@ func preemptionMessage(schedulerName string) string {
 // each victim gets DisruptionTarget=True (PreemptionByScheduler), is deleted
 // (at once in berth) and gets a Preempted event; lower-priority pods
 // nominated to the node lose their nomination; the preemptor is nominated.
-// The snapshot is rebuilt so that the rest of this Sync sees the room made.
+// The snapshot is refreshed so that the rest of this Sync sees the room made.
 func (sc *Scheduler) preempt(s *cluster.State, p pendingPod, r *framework.PostFilterResult) {
 	if r == nil || r.NominatedNodeName == "" {
 		return
@@ -178,18 +264,85 @@ func (sc *Scheduler) preempt(s *cluster.State, p pendingPod, r *framework.PostFi
 			fmt.Sprintf("Preempted by pod %v on node %v", preemptor.UID, node))
 	}
 	prio := corev1helpers.PodPriority(preemptor)
-	for _, np := range sc.nominatedOn(node) {
-		if corev1helpers.PodPriority(np.Pod) < prio && np.Pod.UID != preemptor.UID {
+	for _, n := range sc.nominatedOn(node) {
+		np := n.pi
+		if n.priority < prio && np.Pod.UID != preemptor.UID {
 			np.Pod.Status.NominatedNodeName = ""
 			np.Pod.ResourceVersion = s.Bump()
+			sc.removeNominated(node, n.key)
 		}
 	}
 	if preemptor.Status.NominatedNodeName != node {
+		if old := preemptor.Status.NominatedNodeName; old != "" {
+			sc.removeNominated(old, p.key)
+		}
 		preemptor.Status.NominatedNodeName = node
 		preemptor.ResourceVersion = s.Bump()
+		if preemptor.Spec.NodeName == "" && preemptor.DeletionTimestamp == nil && !cluster.IsTerminal(preemptor) && sc.responsibleFor(preemptor) {
+			sc.addNominated(node, newNominatedPod(p.key, sc.podInfo(p.key, preemptor)))
+		}
 	}
-	sc.nominated.dirty = true
-	sc.buildSnapshot(s)
+	sc.refreshAfterPreemption(s, node)
+	if afterPreemptHook != nil {
+		afterPreemptHook(sc, s)
+	}
+}
+
+// afterPreemptHook lets tests check the incremental bookkeeping after each
+// preemption; nil outside tests.
+var afterPreemptHook func(sc *Scheduler, s *cluster.State)
+
+// refreshAfterPreemption brings the snapshot to what buildSnapshot would
+// build now, without walking the cluster: within a Sync only the scheduler
+// changes the state, so the victims' node lost pods and the nodes that got
+// pods since the last build must list theirs in key order again (a fresh
+// build adds pods by key). Nodes, images and storage are unchanged, so the
+// static verdicts and the storage epoch stay valid. The snapshot gets a new
+// id, so plugins that follow its log rebuild their indexes as before.
+func (sc *Scheduler) refreshAfterPreemption(s *cluster.State, node string) {
+	snap := sc.handle.snap
+	redo := snap.touched
+	if redo == nil {
+		redo = map[*framework.NodeInfo]struct{}{}
+	}
+	if ni := snap.byName[node]; ni != nil {
+		redo[ni] = struct{}{}
+	}
+	for i, ni := range snap.nodes {
+		if _, ok := redo[ni]; !ok {
+			continue
+		}
+		fresh := sc.rebuiltNodeInfo(s, ni)
+		snap.nodes[i], snap.byName[fresh.Name()] = fresh, fresh
+	}
+	snap.id = snapshotIDs.Add(1)
+	snap.added, snap.touched, snap.claims = nil, nil, nil
+	snap.affinityDirty = true
+}
+
+// rebuiltNodeInfo is ni as buildSnapshot would build it: the pods still
+// assigned to the node, added in key order.
+func (sc *Scheduler) rebuiltNodeInfo(s *cluster.State, ni *framework.NodeInfo) *framework.NodeInfo {
+	name := ni.Name()
+	keys := make([]string, 0, len(ni.Pods))
+	for _, p := range ni.Pods {
+		key := cluster.Key(p.Pod.Namespace, p.Pod.Name)
+		cur := s.Pods[key]
+		if cur == nil {
+			delete(sc.podInfos, key)
+			continue
+		}
+		if cur.Spec.NodeName == name && !cluster.IsTerminal(cur) {
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	fresh := framework.NewNodeInfo(ni.Node)
+	fresh.ImageStates = ni.ImageStates
+	for _, key := range keys {
+		fresh.AddPod(sc.podInfo(key, s.Pods[key]))
+	}
+	return fresh
 }
 
 // setDisruptionTarget adds or updates the pod's DisruptionTarget condition.

@@ -26,6 +26,7 @@ func newStaticVerdicts(n int) *staticVerdicts {
 // the merged result, the rejection if any, and the plugins that narrowed nodes.
 func (fw *Framework) runPreFilterPlugins(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status, []string) {
 	state.SkipFilterPlugins = map[string]struct{}{}
+	state.FilterSkips = nil
 	var result *framework.PreFilterResult
 	var rejection *framework.Status
 	var narrowing []string
@@ -108,11 +109,17 @@ func (fw *Framework) runFilterPlugins(state *framework.CycleState, pod *framewor
 }
 
 // filterSkips turns the cycle's skipped plugins into a flag per Filter plugin.
+// It is derived once per cycle: SkipFilterPlugins is only written by
+// PreFilter, which resets FilterSkips.
 func (fw *Framework) filterSkips(state *framework.CycleState) []bool {
+	if state.FilterSkips != nil && len(state.FilterSkips) == len(fw.filter) {
+		return state.FilterSkips
+	}
 	skip := make([]bool, len(fw.filter))
 	for i, pl := range fw.filter {
 		_, skip[i] = state.SkipFilterPlugins[pl.Name()]
 	}
+	state.FilterSkips = skip
 	return skip
 }
 

@@ -276,7 +276,9 @@ func (sc *Scheduler) buildSnapshot(s *cluster.State) {
 			ni.AddPod(sc.podInfo(key, p))
 		}
 	}
-	sc.handle.state, sc.handle.snap, sc.handle.services = s, snap, nil
+	sc.handle.state, sc.handle.snap, sc.handle.services, sc.handle.pvs = s, snap, nil, nil
+	sc.handle.epoch, sc.handle.writes = sc.handle.epoch+1, nil
+	sc.nominated.valid = false
 	sc.static = map[string]*staticVerdicts{}
 }
 

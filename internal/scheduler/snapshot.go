@@ -26,6 +26,12 @@ type Snapshot struct {
 	// (helper.PodLog), so plugins can advance their indexes incrementally.
 	id    uint64
 	added []helper.AddedPod
+	// touched are the nodes that got pods since they were last put in
+	// key order (refreshAfterPreemption restores that order).
+	touched map[*framework.NodeInfo]struct{}
+	// claims counts the pods using each claim "namespace/name" (built on
+	// first use, then kept in step).
+	claims map[string]int
 }
 
 // snapshotIDs numbers snapshots; ids only identify, they decide nothing.
@@ -48,8 +54,36 @@ func (sn *Snapshot) AddPod(pi *framework.PodInfo, node string) {
 	}
 	ni.AddPod(pi)
 	sn.added = append(sn.added, helper.AddedPod{Node: ni, Pod: pi})
+	if sn.touched == nil {
+		sn.touched = map[*framework.NodeInfo]struct{}{}
+	}
+	sn.touched[ni] = struct{}{}
+	if sn.claims != nil {
+		countClaims(sn.claims, pi)
+	}
 	if pi.HasAffinity() {
 		sn.affinityDirty = true
+	}
+}
+
+// claimUsers returns the number of assigned pods using each claim.
+func (sn *Snapshot) claimUsers() map[string]int {
+	if sn.claims == nil {
+		sn.claims = map[string]int{}
+		for _, ni := range sn.nodes {
+			for _, p := range ni.Pods {
+				countClaims(sn.claims, p)
+			}
+		}
+	}
+	return sn.claims
+}
+
+func countClaims(claims map[string]int, p *framework.PodInfo) {
+	for _, vol := range p.Pod.Spec.Volumes {
+		if vol.PersistentVolumeClaim != nil {
+			claims[cluster.Key(p.Pod.Namespace, vol.PersistentVolumeClaim.ClaimName)]++
+		}
 	}
 }
 
@@ -145,6 +179,12 @@ type handle struct {
 	features version.Features
 	fw       *Framework
 	services map[string][]*v1.Service
+	// pvs is PersistentVolumes' sorted list for this Sync (nil: not built).
+	pvs []*v1.PersistentVolume
+	// epoch changes with every Sync; writes lists PreBind's updates in it
+	// (framework.StorageEpoch).
+	epoch  uint64
+	writes []framework.StorageWrite
 	// sched gives preemption the nominated pods (preemption.go).
 	sched *Scheduler
 }

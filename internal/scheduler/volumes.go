@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -54,13 +55,21 @@ func (h *handle) PersistentVolume(name string) *v1.PersistentVolume {
 	return h.state.PersistentVolumes[name]
 }
 
+// PersistentVolumes lists the volumes by name; the list is built once per
+// Sync and kept in step with PreBind's updates. Callers must not modify it.
 func (h *handle) PersistentVolumes() []*v1.PersistentVolume {
-	out := make([]*v1.PersistentVolume, 0, len(h.state.PersistentVolumes))
-	for _, k := range cluster.SortedKeys(h.state.PersistentVolumes) {
-		out = append(out, h.state.PersistentVolumes[k])
+	if h.pvs == nil {
+		h.pvs = make([]*v1.PersistentVolume, 0, len(h.state.PersistentVolumes))
+		for _, k := range cluster.SortedKeys(h.state.PersistentVolumes) {
+			h.pvs = append(h.pvs, h.state.PersistentVolumes[k])
+		}
 	}
-	return out
+	return h.pvs
 }
+
+// StorageEpoch implements framework.StorageEpoch: within one Sync only
+// PreBind writes storage objects, and it replaces them.
+func (h *handle) StorageEpoch() (uint64, []framework.StorageWrite) { return h.epoch, h.writes }
 
 func (h *handle) StorageClass(name string) *storagev1.StorageClass {
 	return h.state.StorageClasses[name]
@@ -68,19 +77,10 @@ func (h *handle) StorageClass(name string) *storagev1.StorageClass {
 
 func (h *handle) CSINode(name string) *storagev1.CSINode { return h.state.CSINodes[name] }
 
-// IsPVCUsedByPods scans the snapshot's pods; only pods with a
+// IsPVCUsedByPods asks the snapshot's claim index; only pods with a
 // ReadWriteOncePod claim ask.
 func (h *handle) IsPVCUsedByPods(key string) bool {
-	for _, ni := range h.snap.nodes {
-		for _, p := range ni.Pods {
-			for _, vol := range p.Pod.Spec.Volumes {
-				if vol.PersistentVolumeClaim != nil && cluster.Key(p.Pod.Namespace, vol.PersistentVolumeClaim.ClaimName) == key {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return h.snap.claimUsers()[key] > 0
 }
 
 // UpdatePersistentVolume stores PreBind's PV (claimRef set); the PV
@@ -91,6 +91,11 @@ func (h *handle) UpdatePersistentVolume(pv *v1.PersistentVolume) error {
 	}
 	pv.ResourceVersion = h.state.Bump()
 	h.state.PersistentVolumes[pv.Name] = pv
+	h.writes = append(h.writes, framework.StorageWrite{Volume: true, Name: pv.Name})
+	if h.pvs != nil {
+		i := sort.Search(len(h.pvs), func(i int) bool { return h.pvs[i].Name >= pv.Name })
+		h.pvs[i] = pv
+	}
 	return nil
 }
 
@@ -103,5 +108,6 @@ func (h *handle) UpdatePersistentVolumeClaim(pvc *v1.PersistentVolumeClaim) erro
 	}
 	pvc.ResourceVersion = h.state.Bump()
 	h.state.PersistentVolumeClaims[key] = pvc
+	h.writes = append(h.writes, framework.StorageWrite{Namespace: pvc.Namespace, Name: pvc.Name})
 	return nil
 }

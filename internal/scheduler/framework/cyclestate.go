@@ -15,6 +15,9 @@ type CycleState struct {
 	// PreScore returned Skip.
 	SkipFilterPlugins map[string]struct{}
 	SkipScorePlugins  map[string]struct{}
+	// FilterSkips is SkipFilterPlugins as a flag per Filter plugin of the
+	// profile, derived once by the scheduler (nil until then).
+	FilterSkips []bool
 }
 
 // NewCycleState returns an empty state.
@@ -38,5 +41,6 @@ func (c *CycleState) Clone() *CycleState {
 	}
 	n.SkipFilterPlugins = c.SkipFilterPlugins
 	n.SkipScorePlugins = c.SkipScorePlugins
+	n.FilterSkips = c.FilterSkips
 	return n
 }

@@ -98,7 +98,7 @@ func (n *NodeInfo) update(pi *PodInfo, sign int64) {
 				continue
 			}
 			if sign > 0 {
-				n.UsedPorts.Add(p.HostIP, string(p.Protocol), p.HostPort)
+				n.usedPorts().Add(p.HostIP, string(p.Protocol), p.HostPort)
 			} else {
 				n.UsedPorts.Remove(p.HostIP, string(p.Protocol), p.HostPort)
 			}
@@ -110,7 +110,7 @@ func (n *NodeInfo) update(pi *PodInfo, sign int64) {
 				continue
 			}
 			if sign > 0 {
-				n.UsedPorts.Add(p.HostIP, string(p.Protocol), p.HostPort)
+				n.usedPorts().Add(p.HostIP, string(p.Protocol), p.HostPort)
 			} else {
 				n.UsedPorts.Remove(p.HostIP, string(p.Protocol), p.HostPort)
 			}
@@ -128,13 +128,22 @@ func (n *NodeInfo) Clone() *NodeInfo {
 		PodsWithAffinity:             append([]*PodInfo(nil), n.PodsWithAffinity...),
 		PodsWithRequiredAntiAffinity: append([]*PodInfo(nil), n.PodsWithRequiredAntiAffinity...),
 		UsedPorts:                    n.UsedPorts.Clone(),
-		Requested:                    *n.Requested.Clone(),
-		NonZeroRequested:             *n.NonZeroRequested.Clone(),
-		Allocatable:                  *n.Allocatable.Clone(),
+		Requested:                    n.Requested.cloneValue(),
+		NonZeroRequested:             n.NonZeroRequested.cloneValue(),
+		Allocatable:                  n.Allocatable.cloneValue(),
 		ImageStates:                  n.ImageStates,
 		Generation:                   n.Generation,
 	}
 	return c
+}
+
+// usedPorts returns UsedPorts, made on first use (copies of a NodeInfo
+// without host ports leave it nil).
+func (n *NodeInfo) usedPorts() HostPortInfo {
+	if n.UsedPorts == nil {
+		n.UsedPorts = HostPortInfo{}
+	}
+	return n.UsedPorts
 }
 
 func samePod(a, b *v1.Pod) bool {
@@ -222,8 +231,12 @@ func (h HostPortInfo) CheckConflict(ip, protocol string, port int32) bool {
 	return false
 }
 
-// Clone deep-copies.
+// Clone deep-copies; an empty set copies as nil (NodeInfo makes one
+// again when a port is added).
 func (h HostPortInfo) Clone() HostPortInfo {
+	if len(h) == 0 {
+		return nil
+	}
 	c := make(HostPortInfo, len(h))
 	for ip, m := range h {
 		mm := make(map[ProtocolPort]struct{}, len(m))

@@ -43,3 +43,21 @@ func (noStorage) CSINode(string) *storagev1.CSINode                             
 func (noStorage) IsPVCUsedByPods(string) bool                                    { return false }
 func (noStorage) UpdatePersistentVolume(*v1.PersistentVolume) error              { return nil }
 func (noStorage) UpdatePersistentVolumeClaim(*v1.PersistentVolumeClaim) error    { return nil }
+
+// StorageEpoch is offered by storage views whose objects change only by
+// replacement through UpdatePersistentVolume and UpdatePersistentVolumeClaim
+// for as long as the epoch stays the same (berth's scheduler within one
+// Sync). Plugins may then cache what they derive from storage objects for
+// the epoch, dropping what depends on an object written since.
+type StorageEpoch interface {
+	// StorageEpoch returns the current epoch and the objects written in
+	// it so far, oldest first.
+	StorageEpoch() (epoch uint64, writes []StorageWrite)
+}
+
+// StorageWrite names a PersistentVolume (Namespace "") or a
+// PersistentVolumeClaim replaced during the epoch.
+type StorageWrite struct {
+	Volume          bool
+	Namespace, Name string
+}

@@ -85,6 +85,11 @@ func (r *Resource) Minus(o *Resource) {
 
 // Clone deep-copies.
 func (r *Resource) Clone() *Resource {
+	c := r.cloneValue()
+	return &c
+}
+
+func (r *Resource) cloneValue() Resource {
 	c := *r
 	if r.ScalarResources != nil {
 		c.ScalarResources = make(map[v1.ResourceName]int64, len(r.ScalarResources))
@@ -92,7 +97,7 @@ func (r *Resource) Clone() *Resource {
 			c.ScalarResources[k] = v
 		}
 	}
-	return &c
+	return c
 }
 
 // isScalarResource: extended resources, hugepages and attachable-volume-*

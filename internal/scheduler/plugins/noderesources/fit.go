@@ -26,6 +26,10 @@ const preFilterStateKey framework.StateKey = "PreFilter" + FitName
 // over cpu and memory, weight 1 each.
 type Fit struct {
 	unresolvable bool
+	// rejections shares Filter's statuses of the common resources, by code
+	// (Unschedulable, U&U) and set of failing resources: a status is never
+	// changed after it is made, but for being tagged with this plugin's name.
+	rejections [2][16]*framework.Status
 }
 
 // NewFit builds the plugin; from 1.34 a request above the node's allocatable
@@ -85,11 +89,77 @@ type InsufficientResource struct {
 }
 
 // Filter reports every insufficient resource of the node in one status.
+// It is Fits without the details: the reasons of the common resources come
+// from a shared table (statuses never modify their reasons in place).
 func (f *Fit) Filter(state *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
 	req := &pod.Requests
 	if s, ok := state.Read(preFilterStateKey).(*preFilterState); ok {
 		req = &s.Resource
 	}
+	if len(req.ScalarResources) > 0 {
+		return f.filterWithScalars(req, nodeInfo)
+	}
+	alloc, used := &nodeInfo.Allocatable, &nodeInfo.Requested
+	mask, unresolvable := 0, false
+	if len(nodeInfo.Pods)+1 > alloc.AllowedPodNumber {
+		mask |= 1 << reasonPods
+	}
+	if req.MilliCPU != 0 || req.Memory != 0 || req.EphemeralStorage != 0 {
+		for i, r := range [3][3]int64{
+			{req.MilliCPU, alloc.MilliCPU, used.MilliCPU},
+			{req.Memory, alloc.Memory, used.Memory},
+			{req.EphemeralStorage, alloc.EphemeralStorage, used.EphemeralStorage},
+		} {
+			if want, capacity, inUse := r[0], r[1], r[2]; want > 0 && want > capacity-inUse {
+				mask |= 1 << (reasonCPU + i)
+				unresolvable = unresolvable || want > capacity
+			}
+		}
+	}
+	if mask == 0 {
+		return nil
+	}
+	code, c := framework.Unschedulable, 0
+	if f.unresolvable && unresolvable {
+		code, c = framework.UnschedulableAndUnresolvable, 1
+	}
+	st := f.rejections[c][mask]
+	if st == nil {
+		st = framework.NewStatus(code, commonReasons[mask]...)
+		f.rejections[c][mask] = st
+	}
+	return st
+}
+
+// Bits of commonReasons' index, in Fits' order.
+const (
+	reasonPods = iota
+	reasonCPU
+	reasonMemory
+	reasonEphemeralStorage
+)
+
+// commonReasons holds, per set of failing common resources, Fits' reasons
+// (each slice at full capacity, so appending to one copies it).
+var commonReasons = func() (t [16][]string) {
+	names := [4]string{ErrReasonTooManyPods, insufficient(v1.ResourceCPU), insufficient(v1.ResourceMemory),
+		insufficient(v1.ResourceEphemeralStorage)}
+	for mask := range t {
+		var r []string
+		for bit, name := range names {
+			if mask&(1<<bit) != 0 {
+				r = append(r, name)
+			}
+		}
+		t[mask] = r[:len(r):len(r)]
+	}
+	return t
+}()
+
+func insufficient(name v1.ResourceName) string { return fmt.Sprintf("Insufficient %v", name) }
+
+// filterWithScalars is Filter for requests with scalar resources.
+func (f *Fit) filterWithScalars(req *framework.Resource, nodeInfo *framework.NodeInfo) *framework.Status {
 	insufficient := Fits(req, nodeInfo)
 	if len(insufficient) == 0 {
 		return nil

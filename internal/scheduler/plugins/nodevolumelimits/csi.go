@@ -8,6 +8,8 @@
 package nodevolumelimits
 
 import (
+	"sort"
+
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -33,10 +35,21 @@ const unboundHandlePrefix = "berth-unbound-volume"
 // CSILimits is the plugin.
 type CSILimits struct {
 	storage framework.StorageLister
+	// cache holds pods' and nodes' volumes while the storage epoch lasts
+	// (nil when the storage view offers no epoch: nothing is cached).
+	cache *volumeCache
+	// seen is dedupe's scratch space (Filter is not concurrent).
+	seen map[string]struct{}
 }
 
 // New builds the plugin over the handle's storage view.
-func New(h framework.Handle) framework.Plugin { return &CSILimits{storage: framework.Storage(h)} }
+func New(h framework.Handle) framework.Plugin {
+	pl := &CSILimits{storage: framework.Storage(h)}
+	if e, ok := pl.storage.(framework.StorageEpoch); ok {
+		pl.cache = &volumeCache{source: e}
+	}
+	return pl
+}
 
 func (*CSILimits) Name() string { return Name }
 
@@ -55,52 +68,192 @@ func (pl *CSILimits) PreFilter(_ *framework.CycleState, pi *framework.PodInfo, _
 func (pl *CSILimits) PreFilterExtensions() framework.PreFilterExtensions { return nil }
 
 // Filter counts the pod's new volumes per driver against the node's limits.
+// A pod's volume list depends on the node only through whether it has a
+// CSINode, so lists are derived once per pod and reused across nodes, and
+// a node's attached volumes are reused until its pods or their claims change.
 func (pl *CSILimits) Filter(_ *framework.CycleState, pi *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
 	pod := pi.Pod
 	if len(pod.Spec.Volumes) == 0 {
 		return nil
 	}
-	csiNode := pl.storage.CSINode(ni.Name())
-	newVolumes := map[string]string{}
-	if err := pl.filterAttachableVolumes(pod, csiNode, true, newVolumes); err != nil {
+	if pl.cache != nil {
+		pl.cache.sync()
+	}
+	nv := pl.node(ni)
+	newCV, err := pl.podVolumes(pi, nv.csiNode, true)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
 		}
 		return framework.AsStatus(err)
 	}
-	if len(newVolumes) == 0 {
+	newVolumes := newCV.vols
+	if len(newVolumes) == 0 || !nv.hasLimits {
 		return nil
 	}
-	limits := volumeLimits(csiNode)
-	if len(limits) == 0 {
-		return nil
+	attached, err := pl.attachedOn(nv, ni)
+	if err != nil {
+		return framework.AsStatus(err)
 	}
-	attached := map[string]string{}
-	for _, existing := range ni.Pods {
-		if err := pl.filterAttachableVolumes(existing.Pod, csiNode, false, attached); err != nil {
-			return framework.AsStatus(err)
+	for i := range newVolumes {
+		driver := newVolumes[i].driver
+		if i != firstOfDriver(newVolumes, driver) {
+			continue
 		}
-	}
-	attachedCount := map[string]int{}
-	for unique, driver := range attached {
-		delete(newVolumes, unique)
-		attachedCount[driver]++
-	}
-	newCount := map[string]int{}
-	for _, driver := range newVolumes {
-		newCount[driver]++
-	}
-	for driver, count := range newCount {
-		if limit, ok := limits[driver]; ok && attachedCount[driver]+count > int(limit) {
+		limit, ok := nv.limit(driver)
+		if !ok {
+			continue
+		}
+		count := 0
+		for j := range newVolumes {
+			if newVolumes[j].driver == driver && !contains(attached, newVolumes[j].unique) {
+				count++
+			}
+		}
+		if count > 0 && countDriver(attached, driver)+count > int(limit) {
 			return framework.NewStatus(framework.Unschedulable, ErrReasonMaxVolumeCountExceeded)
 		}
 	}
 	return nil
 }
 
+// node returns the node's entry, cached for the epoch when possible.
+func (pl *CSILimits) node(ni *framework.NodeInfo) *nodeVolumes {
+	if pl.cache != nil {
+		if nv := pl.cache.nodes[ni]; nv != nil {
+			return nv
+		}
+	}
+	csiNode := pl.storage.CSINode(ni.Name())
+	nv := &nodeVolumes{csiNode: csiNode, limits: volumeLimits(csiNode)}
+	nv.hasLimits = len(nv.limits) > 0
+	if pl.cache != nil {
+		pl.cache.nodes[ni] = nv
+	}
+	return nv
+}
+
+// attachedOn returns the volumes of the pods on the node without repeats.
+func (pl *CSILimits) attachedOn(nv *nodeVolumes, ni *framework.NodeInfo) ([]attachedVolume, error) {
+	if nv.valid && nv.gen == ni.Generation && len(nv.pods) == len(ni.Pods) {
+		fresh := true
+		for _, cv := range nv.pods {
+			if cv.stale {
+				fresh = false
+				break
+			}
+		}
+		if fresh {
+			return nv.attached, nil
+		}
+	}
+	nv.valid = false
+	pods := make([]*cachedVolumes, 0, len(ni.Pods))
+	var attached []attachedVolume
+	for _, existing := range ni.Pods {
+		cv, err := pl.podVolumes(existing, nv.csiNode, false)
+		if err != nil {
+			return nil, err
+		}
+		pods = append(pods, cv)
+		attached = append(attached, cv.vols...)
+	}
+	attached = pl.dedupe(attached)
+	if pl.cache != nil {
+		nv.valid, nv.gen, nv.pods, nv.attached = true, ni.Generation, pods, attached
+	}
+	return attached, nil
+}
+
+// dedupe drops repeated unique names (volumes shared by pods on the node),
+// keeping the first; small lists are compared pairwise.
+func (pl *CSILimits) dedupe(vols []attachedVolume) []attachedVolume {
+	out := vols[:0]
+	if len(vols) <= 16 {
+		for i := range vols {
+			if !contains(out, vols[i].unique) {
+				out = append(out, vols[i])
+			}
+		}
+		return out
+	}
+	if pl.seen == nil {
+		pl.seen = map[string]struct{}{}
+	}
+	clear(pl.seen)
+	for i := range vols {
+		if _, ok := pl.seen[vols[i].unique]; !ok {
+			pl.seen[vols[i].unique] = struct{}{}
+			out = append(out, vols[i])
+		}
+	}
+	return out
+}
+
+func contains(vols []attachedVolume, unique string) bool {
+	for i := range vols {
+		if vols[i].unique == unique {
+			return true
+		}
+	}
+	return false
+}
+
+func countDriver(vols []attachedVolume, driver string) int {
+	n := 0
+	for i := range vols {
+		if vols[i].driver == driver {
+			n++
+		}
+	}
+	return n
+}
+
+func firstOfDriver(vols []attachedVolume, driver string) int {
+	for i := range vols {
+		if vols[i].driver == driver {
+			return i
+		}
+	}
+	return -1
+}
+
+// podVolumes returns the pod's attachable volumes without repeats, from
+// the cache when nothing they were derived from changed.
+func (pl *CSILimits) podVolumes(pi *framework.PodInfo, csiNode *storagev1.CSINode, newPod bool) (*cachedVolumes, error) {
+	variant := 0
+	if csiNode != nil {
+		variant |= 1
+	}
+	if newPod {
+		variant |= 2
+	}
+	if pl.cache != nil {
+		if cv := pl.cache.get(pi, variant); cv != nil {
+			return cv, nil
+		}
+	}
+	rec := &recordingLister{StorageLister: pl.storage, record: pl.cache != nil}
+	result := map[string]string{}
+	if err := filterAttachableVolumes(rec, pi.Pod, csiNode, newPod, result); err != nil {
+		return nil, err
+	}
+	vols := make([]attachedVolume, 0, len(result))
+	for unique, driver := range result {
+		vols = append(vols, attachedVolume{unique: unique, driver: driver})
+	}
+	// Map order must not leak: sort so the list is the same every time.
+	sort.Slice(vols, func(i, j int) bool { return vols[i].unique < vols[j].unique })
+	cv := &cachedVolumes{vols: vols}
+	if pl.cache != nil {
+		pl.cache.put(pi, variant, cv, rec.deps)
+	}
+	return cv, nil
+}
+
 // filterAttachableVolumes adds the pod's attachable volumes to result as
 // unique name -> driver.
-func (pl *CSILimits) filterAttachableVolumes(pod *v1.Pod, csiNode *storagev1.CSINode, newPod bool, result map[string]string) error {
+func filterAttachableVolumes(storage framework.StorageLister, pod *v1.Pod, csiNode *storagev1.CSINode, newPod bool, result map[string]string) error {
 	for i := range pod.Spec.Volumes {
 		vol := &pod.Spec.Volumes[i]
 		var name string
@@ -119,7 +272,7 @@ func (pl *CSILimits) filterAttachableVolumes(pod *v1.Pod, csiNode *storagev1.CSI
 		if name == "" {
 			return fmt.Errorf("PersistentVolumeClaim had no name")
 		}
-		pvc := pl.storage.PersistentVolumeClaim(pod.Namespace, name)
+		pvc := storage.PersistentVolumeClaim(pod.Namespace, name)
 		if pvc == nil {
 			if newPod {
 				return fmt.Errorf("looking up PVC %s/%s: %w", pod.Namespace, name, apierrors.NewNotFound(v1.Resource("persistentvolumeclaim"), name))
@@ -131,7 +284,7 @@ func (pl *CSILimits) filterAttachableVolumes(pod *v1.Pod, csiNode *storagev1.CSI
 				return err
 			}
 		}
-		driver, handle := pl.csiDriverInfo(csiNode, pvc)
+		driver, handle := csiDriverInfo(storage, csiNode, pvc)
 		if driver == "" || handle == "" {
 			continue
 		}
@@ -156,13 +309,13 @@ func inlineEBSVolume(vol *v1.Volume, csiNode *storagev1.CSINode, result map[stri
 
 // csiDriverInfo names the driver and handle of a claim's volume, or of the
 // volume its class would provision.
-func (pl *CSILimits) csiDriverInfo(csiNode *storagev1.CSINode, pvc *v1.PersistentVolumeClaim) (string, string) {
+func csiDriverInfo(storage framework.StorageLister, csiNode *storagev1.CSINode, pvc *v1.PersistentVolumeClaim) (string, string) {
 	if pvc.Spec.VolumeName == "" {
-		return pl.csiDriverInfoFromClass(csiNode, pvc)
+		return csiDriverInfoFromClass(storage, csiNode, pvc)
 	}
-	pv := pl.storage.PersistentVolume(pvc.Spec.VolumeName)
+	pv := storage.PersistentVolume(pvc.Spec.VolumeName)
 	if pv == nil {
-		return pl.csiDriverInfoFromClass(csiNode, pvc)
+		return csiDriverInfoFromClass(storage, csiNode, pvc)
 	}
 	src := pv.Spec.CSI
 	if src == nil {
@@ -178,12 +331,12 @@ func (pl *CSILimits) csiDriverInfo(csiNode *storagev1.CSINode, pvc *v1.Persisten
 	return src.Driver, src.VolumeHandle
 }
 
-func (pl *CSILimits) csiDriverInfoFromClass(csiNode *storagev1.CSINode, pvc *v1.PersistentVolumeClaim) (string, string) {
+func csiDriverInfoFromClass(storage framework.StorageLister, csiNode *storagev1.CSINode, pvc *v1.PersistentVolumeClaim) (string, string) {
 	name := storagehelpers.GetPersistentVolumeClaimClass(pvc)
 	if name == "" {
 		return "", ""
 	}
-	class := pl.storage.StorageClass(name)
+	class := storage.StorageClass(name)
 	if class == nil {
 		return "", ""
 	}
@@ -197,16 +350,42 @@ func (pl *CSILimits) csiDriverInfoFromClass(csiNode *storagev1.CSINode, pvc *v1.
 	return class.Provisioner, handle
 }
 
-// volumeLimits reads allocatable.count per driver from the CSINode.
-func volumeLimits(csiNode *storagev1.CSINode) map[string]int64 {
-	out := map[string]int64{}
+// driverLimit is a CSINode driver's allocatable.count.
+type driverLimit struct {
+	driver string
+	limit  int64
+}
+
+// volumeLimits reads allocatable.count per driver from the CSINode; of
+// repeated driver names the last one with a count wins, as in a map.
+func volumeLimits(csiNode *storagev1.CSINode) []driverLimit {
 	if csiNode == nil {
-		return out
+		return nil
 	}
+	var out []driverLimit
 	for _, d := range csiNode.Spec.Drivers {
-		if d.Allocatable != nil && d.Allocatable.Count != nil {
-			out[d.Name] = int64(*d.Allocatable.Count)
+		if d.Allocatable == nil || d.Allocatable.Count == nil {
+			continue
+		}
+		l := driverLimit{driver: d.Name, limit: int64(*d.Allocatable.Count)}
+		replaced := false
+		for i := range out {
+			if out[i].driver == d.Name {
+				out[i], replaced = l, true
+			}
+		}
+		if !replaced {
+			out = append(out, l)
 		}
 	}
 	return out
+}
+
+func (nv *nodeVolumes) limit(driver string) (int64, bool) {
+	for _, l := range nv.limits {
+		if l.driver == driver {
+			return l.limit, true
+		}
+	}
+	return 0, false
 }

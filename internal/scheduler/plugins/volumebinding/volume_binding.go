@@ -61,6 +61,9 @@ type PodVolumeClaims struct {
 	unboundClaimsImmediate    []*v1.PersistentVolumeClaim
 	// unboundVolumesDelayBinding are the candidate PVs by class name.
 	unboundVolumesDelayBinding map[string][]*v1.PersistentVolume
+	// plan memoizes the node-independent part of Filter (see sharedPlan).
+	plan        *sharedPlan
+	planChecked bool
 }
 
 // BindingInfo pairs a claim with the static volume chosen for it.
@@ -78,7 +81,24 @@ type PodVolumes struct {
 type stateData struct {
 	allBound         bool
 	podVolumesByNode map[string]*PodVolumes
-	podVolumeClaims  *PodVolumeClaims
+	// planned lists the nodes that passed with the shared plan's volumes
+	// (sharedPlan); they are in podVolumesByNode's stead until written there.
+	planned         []string
+	podVolumeClaims *PodVolumeClaims
+}
+
+// podVolumes is podVolumesByNode's entry for node, or the shared plan's
+// volumes when the node passed with them.
+func (d *stateData) podVolumes(node string) (*PodVolumes, bool) {
+	if pv, ok := d.podVolumesByNode[node]; ok {
+		return pv, true
+	}
+	for _, name := range d.planned {
+		if name == node {
+			return d.podVolumeClaims.plan.volumes, true
+		}
+	}
+	return nil, false
 }
 
 // Clone shares the data, as upstream does: Filter writes per-node results
@@ -237,13 +257,16 @@ func (pl *VolumeBinding) Filter(state *framework.CycleState, pi *framework.PodIn
 	if len(reasons) > 0 {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, reasons...)
 	}
+	if s.podVolumeClaims != nil && s.podVolumeClaims.plan != nil && podVolumes == s.podVolumeClaims.plan.volumes {
+		s.planned = append(s.planned, ni.Name())
+		return nil
+	}
 	s.podVolumesByNode[ni.Name()] = podVolumes
 	return nil
 }
 
 // findPodVolumes is the binder's FindPodVolumes for one node.
 func (pl *VolumeBinding) findPodVolumes(claims *PodVolumeClaims, node *v1.Node) (pv *PodVolumes, reasons []string, err error) {
-	pv = &PodVolumes{}
 	boundSatisfied, boundFound, unboundSatisfied, sufficientStorage := true, true, true, true
 	defer func() {
 		if err != nil {
@@ -268,8 +291,20 @@ func (pl *VolumeBinding) findPodVolumes(claims *PodVolumeClaims, node *v1.Node) 
 		}
 	}
 	if len(claims.unboundClaimsDelayBinding) == 0 {
-		return pv, nil, nil
+		return &PodVolumes{}, nil, nil
 	}
+	if plan := pl.sharedPlanFor(claims); plan != nil {
+		if plan.matchErr != nil {
+			return nil, nil, plan.matchErr
+		}
+		unboundSatisfied, sufficientStorage, err = plan.checkProvisions(node)
+		if err != nil {
+			return nil, nil, err
+		}
+		// On failure the reasons decide and the volumes are not read.
+		return plan.volumes, nil, nil
+	}
+	pv = &PodVolumes{}
 	var toMatch, toProvision []*v1.PersistentVolumeClaim
 	for _, c := range claims.unboundClaimsDelayBinding {
 		if selected, ok := c.Annotations[storagehelpers.AnnSelectedNode]; ok {
@@ -297,6 +332,88 @@ func (pl *VolumeBinding) findPodVolumes(claims *PodVolumeClaims, node *v1.Node) 
 		}
 	}
 	return pv, nil, nil
+}
+
+// sharedPlan is findPodVolumes' work on the delayed claims when it cannot
+// depend on the node: no claim has a selected node yet and no claim's class
+// has a candidate PV, so the static match leaves every claim to
+// provisioning, and only the classes' allowedTopologies are node-specific.
+// It is computed once per cycle by the same code paths, with the lookups
+// done up front (nothing is written during Filter).
+type sharedPlan struct {
+	matchErr error
+	steps    []provisionStep
+	// volumes is the shared result for every node that passes.
+	volumes *PodVolumes
+}
+
+// provisionStep is checkVolumeProvisions' verdict for one claim, in order:
+// err ends the check with an error, unsupported rejects every node,
+// otherwise terms decide.
+type provisionStep struct {
+	err         error
+	unsupported bool
+	terms       []v1.TopologySelectorTerm
+}
+
+// sharedPlanFor returns the plan, or nil when the claims do not allow one.
+func (pl *VolumeBinding) sharedPlanFor(claims *PodVolumeClaims) *sharedPlan {
+	if claims.planChecked {
+		return claims.plan
+	}
+	claims.planChecked = true
+	for _, c := range claims.unboundClaimsDelayBinding {
+		if _, ok := c.Annotations[storagehelpers.AnnSelectedNode]; ok {
+			return nil
+		}
+		if len(claims.unboundVolumesDelayBinding[storagehelpers.GetPersistentVolumeClaimClass(c)]) > 0 {
+			return nil
+		}
+	}
+	plan := &sharedPlan{}
+	// With no candidate volume FindMatchingVolume never reads the node.
+	_, _, rest, err := pl.findMatchingVolumes(claims.unboundClaimsDelayBinding, claims.unboundVolumesDelayBinding, nil)
+	if err != nil {
+		plan.matchErr = err
+		claims.plan = plan
+		return plan
+	}
+	for _, pvc := range rest {
+		name := storagehelpers.GetPersistentVolumeClaimClass(pvc)
+		if name == "" {
+			plan.steps = append(plan.steps, provisionStep{err: fmt.Errorf("no class for claim %q", pvc.Namespace+"/"+pvc.Name)})
+			break
+		}
+		class := pl.storage.StorageClass(name)
+		if class == nil {
+			plan.steps = append(plan.steps, provisionStep{err: fmt.Errorf("failed to find storage class %q", name)})
+			break
+		}
+		if class.Provisioner == "" || class.Provisioner == storagehelpers.NotSupportedProvisioner {
+			plan.steps = append(plan.steps, provisionStep{unsupported: true})
+			break
+		}
+		plan.steps = append(plan.steps, provisionStep{terms: class.AllowedTopologies})
+	}
+	plan.volumes = &PodVolumes{DynamicProvisions: rest}
+	claims.plan = plan
+	return plan
+}
+
+// checkProvisions is checkVolumeProvisions over the planned steps.
+func (p *sharedPlan) checkProvisions(node *v1.Node) (satisfied, sufficient bool, err error) {
+	for i := range p.steps {
+		st := &p.steps[i]
+		switch {
+		case st.err != nil:
+			return false, false, st.err
+		case st.unsupported:
+			return false, true, nil
+		case !MatchTopologySelectorTerms(st.terms, labels.Set(node.Labels)):
+			return false, true, nil
+		}
+	}
+	return true, true, nil
 }
 
 // checkBoundClaims: every bound PV must exist and admit the node (in-tree
@@ -439,7 +556,7 @@ func (pl *VolumeBinding) Reserve(state *framework.CycleState, pi *framework.PodI
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	podVolumes, ok := s.podVolumesByNode[nodeName]
+	podVolumes, ok := s.podVolumes(nodeName)
 	if !ok || pl.arePodVolumesBound(pi.Pod) {
 		s.allBound = true
 		return nil
@@ -490,7 +607,7 @@ func (pl *VolumeBinding) PreBind(state *framework.CycleState, _ *framework.PodIn
 	if s.allBound {
 		return nil
 	}
-	podVolumes, ok := s.podVolumesByNode[nodeName]
+	podVolumes, ok := s.podVolumes(nodeName)
 	if !ok {
 		return framework.AsStatus(fmt.Errorf("no pod volume found for node %q", nodeName))
 	}
