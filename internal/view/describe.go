@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -66,8 +67,8 @@ func (e *NoResourcesFound) Error() string {
 }
 
 // Describe prints kubectl describe output for kind (pod, node, deployment,
-// replicaset, namespace, service and their aliases) by names or by label
-// selector. Objects are separated by two blank lines as kubectl does. A
+// replicaset, namespace, service, pv, pvc, storageclass and their aliases)
+// by names or by label selector. Objects are separated by two blank lines as kubectl does. A
 // missing name yields kubectl's NotFound text as the error (after the found
 // objects are printed); an empty selection yields *NoResourcesFound.
 func Describe(w io.Writer, s *cluster.State, kind, namespace string, names []string, selector string) error {
@@ -138,6 +139,15 @@ func init() {
 		replicaSetType: describeReplicaSetObj,
 		namespaceType:  func(s *cluster.State, o runtime.Object) string { return describeNamespace(o.(*corev1.Namespace)) },
 		serviceType:    func(s *cluster.State, o runtime.Object) string { return describeService(s, o.(*corev1.Service)) },
+		persistentVolumeType: func(s *cluster.State, o runtime.Object) string {
+			return describePersistentVolume(s, o.(*corev1.PersistentVolume))
+		},
+		persistentVolumeClaimType: func(s *cluster.State, o runtime.Object) string {
+			return describePersistentVolumeClaim(s, o.(*corev1.PersistentVolumeClaim))
+		},
+		storageClassType: func(s *cluster.State, o runtime.Object) string {
+			return describeStorageClass(s, o.(*storagev1.StorageClass))
+		},
 	}
 }
 
