@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -71,11 +72,41 @@ func mixedPod(i int) *v1.Pod {
 	return p
 }
 
+// benchOwners is how many ReplicaSets (each with a Service) own the pods of
+// the "owned" case.
+const benchOwners = 4
+
+// ownedPod belongs to one of benchOwners ReplicaSets, as Deployment pods do,
+// so the system default topology spread constraints apply to it.
+func ownedPod(i int) *v1.Pod {
+	p := plainPod(i)
+	app := fmt.Sprintf("web-%d", i%benchOwners)
+	p.Labels = map[string]string{"app": app, "pod-template-hash": "5d4f8c7b9"}
+	yes := true
+	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet",
+		Name: app + "-5d4f8c7b9", UID: types.UID("rs-" + app), Controller: &yes}}
+	return p
+}
+
+// addOwners adds the ReplicaSets and Services that ownedPod refers to.
+func addOwners(s *cluster.State) {
+	for k := 0; k < benchOwners; k++ {
+		app := fmt.Sprintf("web-%d", k)
+		rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: app + "-5d4f8c7b9", Namespace: "default", UID: types.UID("rs-" + app)},
+			Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app, "pod-template-hash": "5d4f8c7b9"}}}}
+		s.ReplicaSets[cluster.Key(rs.Namespace, rs.Name)] = rs
+		svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Name: app, Namespace: "default"},
+			Spec: v1.ServiceSpec{Selector: map[string]string{"app": app}}}
+		s.Services[cluster.Key(svc.Namespace, svc.Name)] = svc
+	}
+}
+
 func BenchmarkSchedule(b *testing.B) {
 	for _, bc := range []struct {
-		name string
-		pod  func(int) *v1.Pod
-	}{{"plain", plainPod}, {"mixed", mixedPod}} {
+		name  string
+		pod   func(int) *v1.Pod
+		setup func(*cluster.State)
+	}{{"plain", plainPod, nil}, {"mixed", mixedPod, nil}, {"owned", ownedPod, addOwners}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			var scheduled int
@@ -84,6 +115,9 @@ func BenchmarkSchedule(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				s := benchState(bc.pod)
+				if bc.setup != nil {
+					bc.setup(s)
+				}
 				sc := New()
 				runtime.ReadMemStats(&before)
 				b.StartTimer()

@@ -284,3 +284,37 @@ func TestDryRunStopsEarly(t *testing.T) {
 		t.Fatalf("search started at %s", cands[0].Node)
 	}
 }
+
+// cloneCounter is cycle state that counts its copies.
+type cloneCounter struct{ n *int }
+
+func (c cloneCounter) Clone() framework.StateData { *c.n++; return c }
+
+// TestDryRunSkipsNodesWithoutVictims: a node whose pods all have the
+// preemptor's priority or more gets SelectVictimsOnNode's verdict without
+// the state being copied; a node with a lower-priority pod still gets the
+// full dry run.
+func TestDryRunSkipsNodesWithoutVictims(t *testing.T) {
+	nodes := []*v1.Node{schedtest.Node("n1", "1", "1Gi", 10), schedtest.Node("n2", "1", "1Gi", 10)}
+	r := newRunner(nodes, prioPod("same", "1", 10, "n1"), prioPod("low", "1", 5, "n2"))
+	pl := New(r).(*DefaultPreemption)
+	pod := framework.NewPodInfo(prioPod("p", "1", 10, ""), true)
+	filtered := framework.NodeToStatus{Statuses: map[string]*framework.Status{
+		"n1": framework.NewStatus(framework.Unschedulable, "Insufficient cpu"),
+		"n2": framework.NewStatus(framework.Unschedulable, "Insufficient cpu"),
+	}}
+	clones := 0
+	state := framework.NewCycleState()
+	state.Write("count", cloneCounter{n: &clones})
+	cands, statuses, err := pl.findCandidates(state, pod, r.NodeInfos, filtered)
+	if err != nil || len(cands) != 1 || cands[0].Node != "n2" || !reflect.DeepEqual(names(cands[0].Victims), []string{"low"}) {
+		t.Fatalf("err %v candidates %+v", err, cands)
+	}
+	if clones != 1 {
+		t.Fatalf("state copied %d times, want once (for n2 only)", clones)
+	}
+	_, _, want := pl.SelectVictimsOnNode(framework.NewCycleState(), pod, r.NodeInfos[0].Clone(), nil)
+	if got := statuses.Statuses["n1"]; got.Code() != want.Code() || got.Message() != want.Message() || want.Message() != MsgNoVictims {
+		t.Fatalf("n1: %v %q, SelectVictimsOnNode says %v %q", got.Code(), got.Message(), want.Code(), want.Message())
+	}
+}

@@ -65,6 +65,8 @@ type ClassDomainIndex struct {
 	nodes   []*framework.NodeInfo
 	classes *PodClassIndex
 	keys    map[string]*KeyDomains
+	// missing counts, per key asked for, the nodes that lack the key.
+	missing map[string]int
 	// OnReset and OnAdd let an owner keep more per-pod data in step.
 	OnReset func()
 	OnAdd   func(ni *framework.NodeInfo, pi *framework.PodInfo)
@@ -95,6 +97,7 @@ func (x *ClassDomainIndex) reset(nodes []*framework.NodeInfo) {
 	x.nodes = nodes
 	x.classes = NewPodClassIndex()
 	x.keys = map[string]*KeyDomains{}
+	x.missing = nil
 	if x.OnReset != nil {
 		x.OnReset()
 	}
@@ -159,3 +162,25 @@ func (x *ClassDomainIndex) Key(key string) *KeyDomains {
 
 // Classes is the class table the index's class ids refer to.
 func (x *ClassDomainIndex) Classes() *PodClassIndex { return x.classes }
+
+// Missing is how many indexed nodes (with a Node) lack the label key. Node
+// labels are fixed within a snapshot, so it is computed once per key.
+func (x *ClassDomainIndex) Missing(key string) int {
+	if n, ok := x.missing[key]; ok {
+		return n
+	}
+	n := 0
+	for _, ni := range x.nodes {
+		if ni.Node == nil {
+			continue
+		}
+		if _, ok := ni.Node.Labels[key]; !ok {
+			n++
+		}
+	}
+	if x.missing == nil {
+		x.missing = map[string]int{}
+	}
+	x.missing[key] = n
+	return n
+}

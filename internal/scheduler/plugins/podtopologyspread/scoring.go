@@ -28,6 +28,9 @@ type preScoreState struct {
 	// topologyNormalizingWeight is ln(domains+2), so that small topologies
 	// are not drowned by big ones.
 	topologyNormalizingWeight []float64
+	// counter answers the hostname constraints' per-node counts in Score
+	// from the plugin's class cache (used with the plugin's lock held).
+	counter *counter
 }
 
 // Clone shares the state: Score only reads it.
@@ -105,6 +108,11 @@ func (pl *Plugin) PreScore(cs *framework.CycleState, pi *framework.PodInfo, filt
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	counter := pl.newCounter(s.constraints, pod.Namespace, len(allNodes))
+	s.counter = counter
+	if pl.preScoreFromIndex(s, pod, allNodes, requireAllTopologies) {
+		cs.Write(preScoreStateKey, s)
+		return nil
+	}
 	for _, ni := range allNodes {
 		node := ni.Node
 		if node == nil {
@@ -163,13 +171,78 @@ func (pl *Plugin) Score(cs *framework.CycleState, pi *framework.PodInfo, nodeInf
 		}
 		var count int64
 		if c.TopologyKey == v1.LabelHostname {
-			count = int64(countPodsMatchSelector(nodeInfo.Pods, c.Selector, pi.Pod.Namespace))
+			count = pl.countOnNode(s, i, nodeInfo, pi.Pod.Namespace)
 		} else {
 			count = s.topologyValueToPodCounts[i][value]
 		}
 		score += scoreForCount(count, c.MaxSkew, s.topologyNormalizingWeight[i])
 	}
 	return int64(math.Round(score)), nil
+}
+
+// countOnNode is countPodsMatchSelector(nodeInfo.Pods, constraint i) through
+// the class cache: a selector is matched once per pod class, not per pod.
+func (pl *Plugin) countOnNode(s *preScoreState, i int, nodeInfo *framework.NodeInfo, ns string) int64 {
+	if s.counter == nil {
+		return int64(countPodsMatchSelector(nodeInfo.Pods, s.constraints[i].Selector, ns))
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return int64(s.counter.count(i, nodeInfo))
+}
+
+// preScoreFromIndex fills the domain counts from the per-snapshot class
+// index instead of walking every node. It applies only when the walk would
+// count every node that carries a key: no inclusion policy that filters
+// nodes, and no node lacking a key where that matters (requireAll, or a
+// feasible node in the "" domain). It reports whether it did; the result
+// equals the walk in PreScore.
+func (pl *Plugin) preScoreFromIndex(s *preScoreState, pod *v1.Pod, allNodes []*framework.NodeInfo, requireAll bool) bool {
+	hasRequired := len(pod.Spec.NodeSelector) > 0 || (pod.Spec.Affinity != nil && pod.Spec.Affinity.NodeAffinity != nil &&
+		pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil)
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor || (c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor && hasRequired) {
+			return false
+		}
+	}
+	if !pl.index.Update(pl.handle, allNodes) {
+		return false
+	}
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if requireAll && pl.index.Missing(c.TopologyKey) > 0 {
+			return false
+		}
+		if c.TopologyKey == v1.LabelHostname {
+			continue
+		}
+		if _, ok := s.topologyValueToPodCounts[i][""]; ok && pl.index.Missing(c.TopologyKey) > 0 {
+			return false
+		}
+	}
+	classes := pl.index.Classes()
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if c.TopologyKey == v1.LabelHostname || c.Selector.Empty() {
+			continue
+		}
+		kd := pl.index.Key(c.TopologyKey)
+		counts := s.topologyValueToPodCounts[i]
+		for id, byDomain := range kd.ByClass {
+			if len(byDomain) == 0 {
+				continue
+			}
+			pc := classes.Class(int32(id))
+			if pc.Terminating || pc.Namespace != pod.Namespace || !c.Selector.Matches(pc.Labels) {
+				continue
+			}
+			for v := range counts {
+				counts[v] += byDomain[v]
+			}
+		}
+	}
+	return true
 }
 
 // ScoreExtensions implements framework.ScorePlugin.
