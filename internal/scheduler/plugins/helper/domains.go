@@ -1,6 +1,8 @@
 package helper
 
 import (
+	"maps"
+
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 )
 
@@ -53,6 +55,33 @@ type KeyDomains struct {
 	Values map[string]struct{}
 	// ByClass[class] maps a domain to its pod count; entries are never zero.
 	ByClass []map[string]int64
+	// key is the topology key; zeros caches Values as a map of zero counts.
+	key   string
+	zeros map[string]int
+	// requires lists further keys a node must carry to be counted.
+	requires []string
+}
+
+// ZeroCounts returns a fresh map from every domain to 0. Cloning a cached
+// table is much cheaper than inserting every domain anew.
+func (kd *KeyDomains) ZeroCounts() map[string]int {
+	if kd.zeros == nil {
+		kd.zeros = make(map[string]int, len(kd.Values))
+		for v := range kd.Values {
+			kd.zeros[v] = 0
+		}
+	}
+	return maps.Clone(kd.zeros)
+}
+
+// hasAll reports whether labels carry every key kd requires besides its own.
+func (kd *KeyDomains) hasAll(labels map[string]string) bool {
+	for _, k := range kd.requires {
+		if _, ok := labels[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // ClassDomainIndex counts, per topology key, the pods of each class in each
@@ -67,6 +96,12 @@ type ClassDomainIndex struct {
 	keys    map[string]*KeyDomains
 	// missing counts, per key asked for, the nodes that lack the key.
 	missing map[string]int
+	// classNodes[class] maps a node to its pods of the class; built on
+	// first use of NodesByClass, then kept up to date.
+	classNodes      []map[*framework.NodeInfo]int64
+	classNodesBuilt bool
+	// columns caches label values per key over the nodes (Column).
+	columns map[string]*LabelColumn
 	// OnReset and OnAdd let an owner keep more per-pod data in step.
 	OnReset func()
 	OnAdd   func(ni *framework.NodeInfo, pi *framework.PodInfo)
@@ -98,6 +133,8 @@ func (x *ClassDomainIndex) reset(nodes []*framework.NodeInfo) {
 	x.classes = NewPodClassIndex()
 	x.keys = map[string]*KeyDomains{}
 	x.missing = nil
+	x.classNodes, x.classNodesBuilt = nil, false
+	x.columns = nil
 	if x.OnReset != nil {
 		x.OnReset()
 	}
@@ -114,12 +151,15 @@ func (x *ClassDomainIndex) add(ni *framework.NodeInfo, pi *framework.PodInfo) {
 	if x.OnAdd != nil {
 		x.OnAdd(ni, pi)
 	}
-	if ni.Node == nil || len(x.keys) == 0 {
+	if ni.Node == nil || (len(x.keys) == 0 && !x.classNodesBuilt) {
 		return
 	}
 	class := x.classes.intern(pi.Pod)
-	for key, kd := range x.keys {
-		if v, ok := ni.Node.Labels[key]; ok {
+	if x.classNodesBuilt {
+		x.countNode(class, ni)
+	}
+	for _, kd := range x.keys {
+		if v, ok := ni.Node.Labels[kd.key]; ok && kd.hasAll(ni.Node.Labels) {
 			kd.count(class, v)
 		}
 	}
@@ -139,16 +179,30 @@ func (kd *KeyDomains) count(class int32, value string) {
 
 // Key returns the domains of key, indexing it now if needed.
 func (x *ClassDomainIndex) Key(key string) *KeyDomains {
-	if kd := x.keys[key]; kd != nil {
+	return x.KeyWithin(key, nil)
+}
+
+// KeyWithin is Key restricted to the nodes that also carry every key in
+// requires (which may include key itself); requires must be sorted.
+func (x *ClassDomainIndex) KeyWithin(key string, requires []string) *KeyDomains {
+	id := key
+	var others []string
+	for _, k := range requires {
+		if k != key {
+			others = append(others, k)
+			id += "\x00" + k
+		}
+	}
+	if kd := x.keys[id]; kd != nil {
 		return kd
 	}
-	kd := &KeyDomains{Values: map[string]struct{}{}}
+	kd := &KeyDomains{Values: map[string]struct{}{}, key: key, requires: others}
 	for _, ni := range x.nodes {
 		if ni.Node == nil {
 			continue
 		}
 		v, ok := ni.Node.Labels[key]
-		if !ok {
+		if !ok || !kd.hasAll(ni.Node.Labels) {
 			continue
 		}
 		kd.Values[v] = struct{}{}
@@ -156,8 +210,38 @@ func (x *ClassDomainIndex) Key(key string) *KeyDomains {
 			kd.count(x.classes.intern(p.Pod), v)
 		}
 	}
-	x.keys[key] = kd
+	x.keys[id] = kd
 	return kd
+}
+
+// NodesByClass returns, per class id, the nodes (with a Node) holding pods
+// of the class and how many. Entries are never zero; callers must not
+// modify the maps.
+func (x *ClassDomainIndex) NodesByClass() []map[*framework.NodeInfo]int64 {
+	if !x.classNodesBuilt {
+		x.classNodesBuilt = true
+		for _, ni := range x.nodes {
+			if ni.Node == nil {
+				continue
+			}
+			for _, p := range ni.Pods {
+				x.countNode(x.classes.intern(p.Pod), ni)
+			}
+		}
+	}
+	return x.classNodes
+}
+
+func (x *ClassDomainIndex) countNode(class int32, ni *framework.NodeInfo) {
+	for int(class) >= len(x.classNodes) {
+		x.classNodes = append(x.classNodes, nil)
+	}
+	m := x.classNodes[class]
+	if m == nil {
+		m = map[*framework.NodeInfo]int64{}
+		x.classNodes[class] = m
+	}
+	m[ni]++
 }
 
 // Classes is the class table the index's class ids refer to.

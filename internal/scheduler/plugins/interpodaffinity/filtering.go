@@ -120,6 +120,9 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 	pl.mu.Lock()
 	pl.countExisting(s, nodes)
 	pl.mu.Unlock()
+	for _, c := range []*lazyCounts{s.existingAntiAffinityCounts, s.affinityCounts, s.antiAffinityCounts} {
+		c.compact(len(nodes))
+	}
 
 	if s.existingAntiAffinityCounts.empty() && len(s.requiredAffinity) == 0 && len(s.requiredAntiAffinity) == 0 {
 		return nil, framework.NewStatus(framework.Skip)

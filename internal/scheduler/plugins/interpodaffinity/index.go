@@ -134,6 +134,56 @@ func (c *lazyCounts) get(key, value string) int64 {
 	return n
 }
 
+// compact merges the sources of each topology key into one map when that
+// costs less than the lookups it saves: Filter reads every source of a key
+// on each of up to visits nodes. Sums are unchanged, so get, empty and
+// toMap answer as before.
+func (c *lazyCounts) compact(visits int) {
+	if c.m != nil || len(c.sources) < 2 {
+		return
+	}
+	type group struct {
+		first, n, size int
+	}
+	var order []string
+	groups := map[string]*group{}
+	for i := range c.sources {
+		g := groups[c.sources[i].key]
+		if g == nil {
+			g = &group{first: i}
+			groups[c.sources[i].key] = g
+			order = append(order, c.sources[i].key)
+		}
+		g.n++
+		g.size += len(c.sources[i].counts)
+	}
+	if len(order) == len(c.sources) {
+		return
+	}
+	out := make([]countSource, 0, len(order))
+	for _, key := range order {
+		g := groups[key]
+		if g.n == 1 || g.size > (g.n-1)*visits {
+			for i := range c.sources {
+				if c.sources[i].key == key {
+					out = append(out, c.sources[i])
+				}
+			}
+			continue
+		}
+		merged := make(map[string]int64, g.size)
+		for i := range c.sources {
+			if c.sources[i].key == key {
+				for v, n := range c.sources[i].counts {
+					merged[v] += n
+				}
+			}
+		}
+		out = append(out, countSource{key: key, counts: merged})
+	}
+	c.sources = out
+}
+
 // toMap returns the counts as a new map.
 func (c *lazyCounts) toMap() topologyCounts {
 	if c.m != nil {

@@ -41,6 +41,61 @@ func (*NodeAffinity) StaticFilter() {}
 
 type preFilterState struct {
 	required nodeaffinity.RequiredNodeAffinity
+	// memo caches verdicts by the node's values of keys, the only labels
+	// the required selector reads (nil keys: no memo, e.g. matchFields make
+	// the verdict depend on the node's name). Filter runs one node at a time.
+	keys []string
+	memo map[string]bool
+	buf  []byte
+}
+
+// newPreFilterState parses the pod's required selector and lists the label
+// keys its verdict depends on.
+func newPreFilterState(pod *v1.Pod) *preFilterState {
+	s := &preFilterState{required: nodeaffinity.GetRequiredNodeAffinity(pod)}
+	keys := sets.New[string]()
+	for k := range pod.Spec.NodeSelector {
+		keys.Insert(k)
+	}
+	if required := requiredTerms(pod); required != nil {
+		for _, term := range required.NodeSelectorTerms {
+			if len(term.MatchFields) > 0 {
+				return s
+			}
+			for _, r := range term.MatchExpressions {
+				keys.Insert(r.Key)
+			}
+		}
+	}
+	if keys.Has(v1.LabelHostname) {
+		return s
+	}
+	s.keys = sets.List(keys)
+	s.memo = map[string]bool{}
+	return s
+}
+
+// match is s.required.Match(node), answered from the memo when it can be.
+func (s *preFilterState) match(node *v1.Node) bool {
+	if s.memo == nil || node == nil {
+		ok, _ := s.required.Match(node)
+		return ok
+	}
+	b := s.buf[:0]
+	for _, k := range s.keys {
+		if v, ok := node.Labels[k]; ok {
+			b = append(b, 1)
+			b = append(b, v...)
+		}
+		b = append(b, 0)
+	}
+	s.buf = b
+	if ok, found := s.memo[string(b)]; found {
+		return ok
+	}
+	ok, _ := s.required.Match(node)
+	s.memo[string(b)] = ok
+	return ok
 }
 
 func (s *preFilterState) Clone() framework.StateData { return s }
@@ -60,7 +115,7 @@ func (pl *NodeAffinity) PreFilter(state *framework.CycleState, pod *framework.Po
 	if required == nil && pod.Pod.Spec.NodeSelector == nil {
 		return nil, framework.NewStatus(framework.Skip)
 	}
-	state.Write(preFilterStateKey, &preFilterState{required: nodeaffinity.GetRequiredNodeAffinity(pod.Pod)})
+	state.Write(preFilterStateKey, newPreFilterState(pod.Pod))
 	if required == nil || len(required.NodeSelectorTerms) == 0 {
 		return nil, nil
 	}
@@ -104,7 +159,7 @@ func (pl *NodeAffinity) Filter(state *framework.CycleState, pod *framework.PodIn
 	if !ok {
 		s = &preFilterState{required: nodeaffinity.GetRequiredNodeAffinity(pod.Pod)}
 	}
-	if match, _ := s.required.Match(nodeInfo.Node); !match {
+	if !s.match(nodeInfo.Node) {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonPod)
 	}
 	return nil

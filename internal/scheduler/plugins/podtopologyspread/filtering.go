@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
@@ -172,48 +173,62 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 	return nil, nil
 }
 
-// initCriticalPaths finds each constraint's two smallest domains.
+// initCriticalPaths finds each constraint's two smallest domains. Ties go
+// to the smaller domain name, so the result is what feeding the domains to
+// update in name order gives, without sorting every domain.
 func (s *preFilterState) initCriticalPaths() {
 	for i, m := range s.tpValueToMatchNum {
-		s.criticalPaths[i] = newCriticalPaths()
-		// Sorted, so that ties between domains resolve the same way every run.
-		values := make([]string, 0, len(m))
-		for v := range m {
-			values = append(values, v)
-		}
-		sort.Strings(values)
-		for _, v := range values {
-			s.criticalPaths[i].update(v, m[v])
-		}
+		s.criticalPaths[i] = twoSmallest(m)
 	}
 }
 
+// twoSmallest returns the two domains smallest by (count, name).
+func twoSmallest(m map[string]int) *criticalPaths {
+	p := newCriticalPaths()
+	n := 0
+	less := func(v string, num int, j int) bool {
+		return num < p[j].MatchNum || (num == p[j].MatchNum && v < p[j].TopologyValue)
+	}
+	for v, num := range m {
+		switch {
+		case n == 0 || less(v, num, 0):
+			p[1] = p[0]
+			p[0].TopologyValue, p[0].MatchNum = v, num
+		case n == 1 || less(v, num, 1):
+			p[1].TopologyValue, p[1].MatchNum = v, num
+		}
+		n++
+	}
+	return p
+}
+
 // countFromIndex fills the counts from the per-snapshot class index when
-// every node carrying the topology key takes part: one topology key for all
-// constraints, no taint policy, and no node affinity to honour. It reports
-// whether it did; the result equals the walk over nodes in PreFilter.
+// every node carrying all topology keys takes part: no taint policy and no
+// node affinity to honour. It reports whether it did; the result equals the
+// walk over nodes in PreFilter.
 func (pl *Plugin) countFromIndex(s *preFilterState, pod *v1.Pod, nodes []*framework.NodeInfo) bool {
 	hasRequired := len(pod.Spec.NodeSelector) > 0 || (pod.Spec.Affinity != nil && pod.Spec.Affinity.NodeAffinity != nil &&
 		pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil)
-	key := s.constraints[0].TopologyKey
+	var keys []string
 	for i := range s.constraints {
 		c := &s.constraints[i]
-		if c.TopologyKey != key || c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor ||
+		if c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor ||
 			(c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor && hasRequired) {
 			return false
+		}
+		if !slices.Contains(keys, c.TopologyKey) {
+			keys = append(keys, c.TopologyKey)
 		}
 	}
 	if !pl.index.Update(pl.handle, nodes) {
 		return false
 	}
-	kd := pl.index.Key(key)
+	sort.Strings(keys)
 	classes := pl.index.Classes()
 	for i := range s.constraints {
 		sel := s.constraints[i].Selector
-		m := make(map[string]int, len(kd.Values))
-		for v := range kd.Values {
-			m[v] = 0
-		}
+		kd := pl.index.KeyWithin(s.constraints[i].TopologyKey, keys)
+		m := kd.ZeroCounts()
 		if !sel.Empty() {
 			for c, counts := range kd.ByClass {
 				if len(counts) == 0 {

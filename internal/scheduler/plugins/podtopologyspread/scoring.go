@@ -9,6 +9,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 )
 
 const preScoreStateKey framework.StateKey = "PreScore" + Name
@@ -31,6 +32,17 @@ type preScoreState struct {
 	// counter answers the hostname constraints' per-node counts in Score
 	// from the plugin's class cache (used with the plugin's lock held).
 	counter *counter
+	// columns, when set, hold each constraint's topology key per node.
+	columns []*helper.LabelColumn
+}
+
+// label is node.Labels[constraint i's key], from the column when there is one.
+func (s *preScoreState) label(i int, ni *framework.NodeInfo) (string, bool) {
+	if s.columns != nil {
+		return s.columns[i].Get(ni)
+	}
+	v, ok := ni.Node.Labels[s.constraints[i].TopologyKey]
+	return v, ok
 }
 
 // Clone shares the state: Score only reads it.
@@ -44,7 +56,7 @@ func scoreForCount(count int64, maxSkew int32, weight float64) float64 {
 	return float64(count)*weight + float64(maxSkew-1)
 }
 
-func (pl *Plugin) initPreScoreState(s *preScoreState, pod *v1.Pod, filtered []*framework.NodeInfo, requireAllTopologies bool) error {
+func (pl *Plugin) initPreScoreState(s *preScoreState, pod *v1.Pod, filtered []*framework.NodeInfo, requireAllTopologies, indexed bool) error {
 	var err error
 	s.constraints, err = pl.constraintsFor(pod, v1.ScheduleAnyway)
 	if err != nil {
@@ -56,6 +68,12 @@ func (pl *Plugin) initPreScoreState(s *preScoreState, pod *v1.Pod, filtered []*f
 	s.topologyValueToPodCounts = make([]map[string]int64, len(s.constraints))
 	for i := range s.constraints {
 		s.topologyValueToPodCounts[i] = make(map[string]int64)
+	}
+	if indexed {
+		s.columns = make([]*helper.LabelColumn, len(s.constraints))
+		for i := range s.constraints {
+			s.columns[i] = pl.index.Column(s.constraints[i].TopologyKey)
+		}
 	}
 	for _, ni := range filtered {
 		node := ni.Node
@@ -69,7 +87,7 @@ func (pl *Plugin) initPreScoreState(s *preScoreState, pod *v1.Pod, filtered []*f
 				continue
 			}
 			// A missing key yields the domain "" (only reachable with system defaults).
-			value := node.Labels[c.TopologyKey]
+			value, _ := s.label(i, ni)
 			if _, ok := s.topologyValueToPodCounts[i][value]; !ok {
 				s.topologyValueToPodCounts[i][value] = 0
 			}
@@ -98,18 +116,19 @@ func (pl *Plugin) PreScore(cs *framework.CycleState, pi *framework.PodInfo, filt
 	// Only the pod's own constraints (or non-system defaults) require every
 	// key, so that nodes without a zone still spread by hostname.
 	requireAllTopologies := len(pod.Spec.TopologySpreadConstraints) > 0 || !pl.systemDefaulted
-	if err := pl.initPreScoreState(s, pod, filtered, requireAllTopologies); err != nil {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	indexed := pl.index.Update(pl.handle, allNodes)
+	if err := pl.initPreScoreState(s, pod, filtered, requireAllTopologies, indexed); err != nil {
 		return framework.AsStatus(fmt.Errorf("calculating preScoreState: %w", err))
 	}
 	if len(s.constraints) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
 	counter := pl.newCounter(s.constraints, pod.Namespace, len(allNodes))
 	s.counter = counter
-	if pl.preScoreFromIndex(s, pod, allNodes, requireAllTopologies) {
+	if indexed && pl.preScoreFromIndex(s, pod, requireAllTopologies) {
 		cs.Write(preScoreStateKey, s)
 		return nil
 	}
@@ -165,7 +184,7 @@ func (pl *Plugin) Score(cs *framework.CycleState, pi *framework.PodInfo, nodeInf
 	var score float64
 	for i := range s.constraints {
 		c := &s.constraints[i]
-		value, ok := node.Labels[c.TopologyKey]
+		value, ok := s.label(i, nodeInfo)
 		if !ok {
 			continue
 		}
@@ -192,33 +211,35 @@ func (pl *Plugin) countOnNode(s *preScoreState, i int, nodeInfo *framework.NodeI
 }
 
 // preScoreFromIndex fills the domain counts from the per-snapshot class
-// index instead of walking every node. It applies only when the walk would
-// count every node that carries a key: no inclusion policy that filters
-// nodes, and no node lacking a key where that matters (requireAll, or a
-// feasible node in the "" domain). It reports whether it did; the result
-// equals the walk in PreScore.
-func (pl *Plugin) preScoreFromIndex(s *preScoreState, pod *v1.Pod, allNodes []*framework.NodeInfo, requireAll bool) bool {
+// index instead of walking every node: from the per-domain totals when the
+// walk would count every node that carries a key, otherwise (an inclusion
+// policy filters nodes, or a node lacks a key where that matters) from the
+// nodes holding selected pods. It reports false only when the index cannot
+// follow the handle's snapshot; the result equals the walk in PreScore.
+func (pl *Plugin) preScoreFromIndex(s *preScoreState, pod *v1.Pod, requireAll bool) bool {
 	hasRequired := len(pod.Spec.NodeSelector) > 0 || (pod.Spec.Affinity != nil && pod.Spec.Affinity.NodeAffinity != nil &&
 		pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil)
 	for i := range s.constraints {
 		c := &s.constraints[i]
 		if c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor || (c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor && hasRequired) {
-			return false
+			pl.preScoreFromClassNodes(s, pod, requireAll)
+			return true
 		}
-	}
-	if !pl.index.Update(pl.handle, allNodes) {
-		return false
 	}
 	for i := range s.constraints {
 		c := &s.constraints[i]
+		// Nodes lacking a key are skipped (requireAll) or fall in the ""
+		// domain; the per-domain totals cannot tell, so visit the nodes.
 		if requireAll && pl.index.Missing(c.TopologyKey) > 0 {
-			return false
+			pl.preScoreFromClassNodes(s, pod, requireAll)
+			return true
 		}
 		if c.TopologyKey == v1.LabelHostname {
 			continue
 		}
 		if _, ok := s.topologyValueToPodCounts[i][""]; ok && pl.index.Missing(c.TopologyKey) > 0 {
-			return false
+			pl.preScoreFromClassNodes(s, pod, requireAll)
+			return true
 		}
 	}
 	classes := pl.index.Classes()
@@ -243,6 +264,53 @@ func (pl *Plugin) preScoreFromIndex(s *preScoreState, pod *v1.Pod, allNodes []*f
 		}
 	}
 	return true
+}
+
+// preScoreFromClassNodes fills the domain counts by visiting only the nodes
+// that hold pods the constraints select, applying the inclusion policies to
+// each. Nodes without such pods add nothing to the walk in PreScore, and the
+// domains were fixed by initPreScoreState, so the result is the walk's.
+func (pl *Plugin) preScoreFromClassNodes(s *preScoreState, pod *v1.Pod, requireAll bool) {
+	required := nodeaffinity.GetRequiredNodeAffinity(pod)
+	byClass := pl.index.NodesByClass()
+	classes := pl.index.Classes()
+	// included caches the inclusion policies per node and constraint.
+	included := map[*framework.NodeInfo]bool{}
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if c.TopologyKey == v1.LabelHostname || c.Selector.Empty() {
+			continue
+		}
+		clear(included)
+		counts := s.topologyValueToPodCounts[i]
+		for id, nodes := range byClass {
+			if len(nodes) == 0 {
+				continue
+			}
+			pc := classes.Class(int32(id))
+			if pc.Terminating || pc.Namespace != pod.Namespace || !c.Selector.Matches(pc.Labels) {
+				continue
+			}
+			for ni, n := range nodes {
+				node := ni.Node
+				if requireAll && !nodeHasAllKeys(node.Labels, s.constraints) {
+					continue
+				}
+				value := node.Labels[c.TopologyKey]
+				if _, ok := counts[value]; !ok {
+					continue
+				}
+				in, seen := included[ni]
+				if !seen {
+					in = c.matchNodeInclusionPolicies(pod, node, required)
+					included[ni] = in
+				}
+				if in {
+					counts[value] += n
+				}
+			}
+		}
+	}
 }
 
 // ScoreExtensions implements framework.ScorePlugin.
