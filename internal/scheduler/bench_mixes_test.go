@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 	"github.com/berth-sim/berth/internal/sim"
 )
 
@@ -50,7 +50,7 @@ func volumeState() *cluster.State {
 func preemptionState() *cluster.State {
 	s := benchState(func(i int) *v1.Pod {
 		if i%10 == 0 {
-			p := schedtest.Pod(fmt.Sprintf("urgent-%05d", i), "1", "1Gi")
+			p := plugintest.SizedPod(fmt.Sprintf("urgent-%05d", i), "1", "1Gi")
 			prio := int32(1000)
 			p.Spec.Priority = &prio
 			return p
@@ -60,7 +60,7 @@ func preemptionState() *cluster.State {
 	zero := int32(0)
 	for i, name := range s.Scheduler.NodeOrder {
 		for j := 0; j < 2; j++ {
-			p := schedtest.Pod(fmt.Sprintf("filler-%04d-%d", i, j), "1850m", "1Gi")
+			p := plugintest.SizedPod(fmt.Sprintf("filler-%04d-%d", i, j), "1850m", "1Gi")
 			p.UID = types.UID(p.Name)
 			p.Spec.Priority = &zero
 			p.Spec.NodeName = name

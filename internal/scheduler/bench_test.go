@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 const (
@@ -26,7 +26,7 @@ var benchZones = []string{"us-west-2a", "us-west-2b", "us-west-2c"}
 func benchState(pods func(i int) *v1.Pod) *cluster.State {
 	s := cluster.New("1.36", 1)
 	for i := 0; i < benchNodes; i++ {
-		n := schedtest.Node(fmt.Sprintf("node-%04d", i), "4", "32Gi", 110)
+		n := plugintest.SizedNode(fmt.Sprintf("node-%04d", i), "4", "32Gi", 110)
 		n.Labels[v1.LabelTopologyZone] = benchZones[i%len(benchZones)]
 		n.Labels[v1.LabelTopologyRegion] = "us-west-2"
 		if i%5 == 0 {
@@ -45,7 +45,7 @@ func benchState(pods func(i int) *v1.Pod) *cluster.State {
 }
 
 func plainPod(i int) *v1.Pod {
-	p := schedtest.Pod(fmt.Sprintf("pod-%05d", i), "100m", "500Mi")
+	p := plugintest.SizedPod(fmt.Sprintf("pod-%05d", i), "100m", "500Mi")
 	p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: 80}}
 	return p
 }

@@ -6,7 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 // TestImageStateSizeFromFirstInsertedNode: the cache keeps the size reported
@@ -36,9 +36,9 @@ func TestImageStateSizeFromFirstInsertedNode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := cluster.New("1.36", 1)
 			nodes := map[string]*v1.Node{
-				"o": withImage(schedtest.Node("o", "4", "8Gi", 110), "z1", 0),
-				"b": withImage(schedtest.Node("b", "4", "8Gi", 110), "z2", 200, "img:1", "img:1"),
-				"c": withImage(schedtest.Node("c", "4", "8Gi", 110), "z1", 300, "img:1"),
+				"o": withImage(plugintest.SizedNode("o", "4", "8Gi", 110), "z1", 0),
+				"b": withImage(plugintest.SizedNode("b", "4", "8Gi", 110), "z2", 200, "img:1", "img:1"),
+				"c": withImage(plugintest.SizedNode("c", "4", "8Gi", 110), "z1", 300, "img:1"),
 			}
 			for _, name := range tt.order {
 				s.Nodes[name] = nodes[name]

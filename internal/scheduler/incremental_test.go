@@ -11,7 +11,7 @@ import (
 
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 	"github.com/berth-sim/berth/internal/sim"
 )
 
@@ -21,7 +21,7 @@ import (
 func TestIncrementalPreemptionBookkeeping(t *testing.T) {
 	var nodes []*v1.Node
 	for i := 0; i < 12; i++ {
-		n := schedtest.Node(fmt.Sprintf("n%02d", i), "4", "32Gi", 110)
+		n := plugintest.SizedNode(fmt.Sprintf("n%02d", i), "4", "32Gi", 110)
 		n.Labels[v1.LabelTopologyZone] = []string{"a", "b", "c"}[i%3]
 		nodes = append(nodes, n)
 	}
@@ -29,7 +29,7 @@ func TestIncrementalPreemptionBookkeeping(t *testing.T) {
 	for i, n := range nodes {
 		for j := 0; j < 2; j++ {
 			// Names sort against node order, so key order differs from binding order.
-			p := schedtest.WithPriority(schedtest.Pod(fmt.Sprintf("filler-%02d-%d", 11-i, j), "1850m", "1Gi"), 0)
+			p := plugintest.WithPriority(plugintest.SizedPod(fmt.Sprintf("filler-%02d-%d", 11-i, j), "1850m", "1Gi"), 0)
 			p.UID = types.UID(p.Name)
 			p.Spec.NodeName = n.Name
 			p.Status.Phase = v1.PodRunning
@@ -39,9 +39,9 @@ func TestIncrementalPreemptionBookkeeping(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		var p *v1.Pod
 		if i%4 == 0 {
-			p = schedtest.WithPriority(schedtest.Pod(fmt.Sprintf("urgent-%02d", 39-i), "1", "1Gi"), 1000)
+			p = plugintest.WithPriority(plugintest.SizedPod(fmt.Sprintf("urgent-%02d", 39-i), "1", "1Gi"), 1000)
 		} else {
-			p = schedtest.WithPriority(schedtest.Pod(fmt.Sprintf("plain-%02d", 39-i), "100m", "100Mi"), 0)
+			p = plugintest.WithPriority(plugintest.SizedPod(fmt.Sprintf("plain-%02d", 39-i), "100m", "100Mi"), 0)
 		}
 		p.UID = types.UID(p.Name)
 		pods = append(pods, p)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 	"github.com/berth-sim/berth/internal/sim"
 )
 
@@ -28,10 +28,10 @@ func eventsWithReason(s *cluster.State, name, reason string) []string {
 func TestPreemptionS03(t *testing.T) {
 	for _, ver := range []string{"1.33", "1.36"} {
 		t.Run(ver, func(t *testing.T) {
-			hi := schedtest.WithPriority(schedtest.Pod("hi", "1", ""), 100)
-			lo := schedtest.OnNode(schedtest.WithPriority(schedtest.Pod("lo", "1", ""), 0), "n1")
-			mid := schedtest.OnNode(schedtest.WithPriority(schedtest.Pod("mid", "1", ""), 10), "n2")
-			s := newState(ver, []*v1.Node{schedtest.Node("n1", "1", "8Gi", 110), schedtest.Node("n2", "1", "8Gi", 110)}, lo, mid, hi)
+			hi := plugintest.WithPriority(plugintest.SizedPod("hi", "1", ""), 100)
+			lo := plugintest.OnNode(plugintest.WithPriority(plugintest.SizedPod("lo", "1", ""), 0), "n1")
+			mid := plugintest.OnNode(plugintest.WithPriority(plugintest.SizedPod("mid", "1", ""), 10), "n2")
+			s := newState(ver, []*v1.Node{plugintest.SizedNode("n1", "1", "8Gi", 110), plugintest.SizedNode("n2", "1", "8Gi", 110)}, lo, mid, hi)
 			sc := New()
 			sc.RecordScores = true
 			if _, err := sc.Sync(s); err != nil {
@@ -87,20 +87,20 @@ func TestPreemptionNotPossible(t *testing.T) {
 		want      string
 	}{
 		{name: "S17 1.36", ver: "1.36", policy: &never,
-			bound: []*v1.Pod{schedtest.OnNode(schedtest.Pod("e", "1", ""), "n1")},
+			bound: []*v1.Pod{plugintest.OnNode(plugintest.SizedPod("e", "1", ""), "n1")},
 			want:  "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never."},
 		{name: "S17 1.33", ver: "1.33", policy: &never,
-			bound: []*v1.Pod{schedtest.OnNode(schedtest.Pod("e", "1", ""), "n1")},
+			bound: []*v1.Pod{plugintest.OnNode(plugintest.SizedPod("e", "1", ""), "n1")},
 			want:  "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."},
 		{name: "equal priority", ver: "1.36",
-			bound: []*v1.Pod{schedtest.OnNode(schedtest.WithPriority(schedtest.Pod("e", "1", ""), 100), "n1")},
+			bound: []*v1.Pod{plugintest.OnNode(plugintest.WithPriority(plugintest.SizedPod("e", "1", ""), 100), "n1")},
 			want:  "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pod := schedtest.WithPriority(schedtest.Pod("p", "1", ""), 100)
+			pod := plugintest.WithPriority(plugintest.SizedPod("p", "1", ""), 100)
 			pod.Spec.PreemptionPolicy = tt.policy
-			s := newState(tt.ver, []*v1.Node{schedtest.Node("n1", "1", "8Gi", 110)}, append(tt.bound, pod)...)
+			s := newState(tt.ver, []*v1.Node{plugintest.SizedNode("n1", "1", "8Gi", 110)}, append(tt.bound, pod)...)
 			d := runOne(t, s, pod)
 			if d.Message != tt.want {
 				t.Fatalf("got %q\nwant %q", d.Message, tt.want)
@@ -129,13 +129,13 @@ func TestFilterWithNominatedPods(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pod := schedtest.WithPriority(schedtest.Pod("p", "1", ""), 100)
-			nom := schedtest.WithPriority(schedtest.Pod("nom", "1", ""), tt.nomPrio)
+			pod := plugintest.WithPriority(plugintest.SizedPod("p", "1", ""), 100)
+			nom := plugintest.WithPriority(plugintest.SizedPod("nom", "1", ""), tt.nomPrio)
 			nom.Status.NominatedNodeName = "n1"
 			if tt.samePod {
 				nom.UID = pod.UID
 			}
-			s := newState("1.36", []*v1.Node{schedtest.Node("n1", "1500m", "8Gi", 110)}, nom)
+			s := newState("1.36", []*v1.Node{plugintest.SizedNode("n1", "1500m", "8Gi", 110)}, nom)
 			sc := New()
 			if err := sc.ensureFramework(s); err != nil {
 				t.Fatal(err)
@@ -173,9 +173,9 @@ func TestNominatedFastPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pod := schedtest.Pod("p", "1", "")
+			pod := plugintest.SizedPod("p", "1", "")
 			pod.Status.NominatedNodeName = "n2"
-			s := newState("1.36", []*v1.Node{schedtest.Node("n1", "4", "8Gi", 110), schedtest.Node("n2", tt.n2CPU, "8Gi", 110)}, pod)
+			s := newState("1.36", []*v1.Node{plugintest.SizedNode("n1", "4", "8Gi", 110), plugintest.SizedNode("n2", tt.n2CPU, "8Gi", 110)}, pod)
 			d := runOne(t, s, pod)
 			if pod.Spec.NodeName != tt.wantNode || pod.Status.NominatedNodeName != tt.wantNominated {
 				t.Fatalf("bound %q nominated %q", pod.Spec.NodeName, pod.Status.NominatedNodeName)

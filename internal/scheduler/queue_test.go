@@ -11,7 +11,7 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func TestNumFeasibleNodesToFind(t *testing.T) {
@@ -24,7 +24,7 @@ func TestNumFeasibleNodesToFind(t *testing.T) {
 
 func TestNodeTreeOrder(t *testing.T) {
 	mk := func(name, region, zone string) *v1.Node {
-		n := schedtest.Node(name, "1", "1Gi", 10)
+		n := plugintest.SizedNode(name, "1", "1Gi", 10)
 		if zone != "" {
 			n.Labels[v1.LabelTopologyZone] = zone
 		}
@@ -62,7 +62,7 @@ func TestNodeTreeOrder(t *testing.T) {
 // "not found" quirk of 1.34+ (spec §3.4).
 func TestPreFilterRejection(t *testing.T) {
 	conflict := func() *v1.Pod {
-		p := schedtest.Pod("p", "", "")
+		p := plugintest.SizedPod("p", "", "")
 		p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
 			NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{
 				{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"n1"}},
@@ -77,7 +77,7 @@ func TestPreFilterRejection(t *testing.T) {
 	} {
 		t.Run(ver, func(t *testing.T) {
 			pod := conflict()
-			s := newState(ver, []*v1.Node{schedtest.Node("n1", "1", "1Gi", 10), schedtest.Node("n2", "1", "1Gi", 10)}, pod)
+			s := newState(ver, []*v1.Node{plugintest.SizedNode("n1", "1", "1Gi", 10), plugintest.SizedNode("n2", "1", "1Gi", 10)}, pod)
 			d := runOne(t, s, pod)
 			if d.Message != want || scheduledCondition(pod).Message != want {
 				t.Fatalf("got %q, want %q", d.Message, want)
@@ -89,7 +89,7 @@ func TestPreFilterRejection(t *testing.T) {
 func TestEventTruncation(t *testing.T) {
 	long := strings.Repeat("x", 2000)
 	s := newState("1.36", nil)
-	pod := schedtest.Pod("p", "", "")
+	pod := plugintest.SizedPod("p", "", "")
 	s.Pods["default/p"] = pod
 	sc := New()
 	sc.ensureFramework(s)
@@ -106,8 +106,8 @@ func TestEventTruncation(t *testing.T) {
 }
 
 func TestBindAndEvents(t *testing.T) {
-	pod := schedtest.Pod("web-0", "100m", "")
-	s := newState("1.36", []*v1.Node{schedtest.Node("node-1", "1", "1Gi", 10)}, pod)
+	pod := plugintest.SizedPod("web-0", "100m", "")
+	s := newState("1.36", []*v1.Node{plugintest.SizedNode("node-1", "1", "1Gi", 10)}, pod)
 	sc := New()
 	changed, err := sc.Sync(s)
 	if err != nil || !changed {
@@ -134,8 +134,8 @@ func TestBindAndEvents(t *testing.T) {
 // TestBackoffAndRetry: a failed pod waits for a cluster change and then its
 // backoff; the 5-minute flush retries it anyway.
 func TestBackoffAndRetry(t *testing.T) {
-	pod := schedtest.Pod("p", "2", "")
-	s := newState("1.36", []*v1.Node{schedtest.Node("n1", "1", "8Gi", 110)}, pod)
+	pod := plugintest.SizedPod("p", "2", "")
+	s := newState("1.36", []*v1.Node{plugintest.SizedNode("n1", "1", "8Gi", 110)}, pod)
 	sc := New()
 	sync := func() bool {
 		ch, err := sc.Sync(s)
@@ -155,7 +155,7 @@ func TestBackoffAndRetry(t *testing.T) {
 		t.Fatal("retried without a cluster change")
 	}
 	// A change arrives; still inside backoff: a settling timer is added.
-	big := schedtest.Node("n2", "4", "8Gi", 110)
+	big := plugintest.SizedNode("n2", "4", "8Gi", 110)
 	s.Nodes["n2"] = big
 	s.NoteChange()
 	if sync() {
@@ -171,7 +171,7 @@ func TestBackoffAndRetry(t *testing.T) {
 	}
 
 	// Flush: no change at all, but 5 minutes later the pod is tried again.
-	pod2 := schedtest.Pod("q", "8", "")
+	pod2 := plugintest.SizedPod("q", "8", "")
 	s.Pods["default/q"] = pod2
 	sync()
 	if ev := s.EventsFor("Pod", "default", "q"); len(ev) != 1 {
@@ -203,14 +203,14 @@ func TestBackoffDurations(t *testing.T) {
 
 func TestQueueOrderAndScope(t *testing.T) {
 	// One slot: the higher-priority pod gets it even though it is newer.
-	low := schedtest.Pod("a-low", "600m", "")
-	high := schedtest.WithPriority(schedtest.Pod("z-high", "600m", ""), 10)
+	low := plugintest.SizedPod("a-low", "600m", "")
+	high := plugintest.WithPriority(plugintest.SizedPod("z-high", "600m", ""), 10)
 	high.CreationTimestamp.Time = cluster.Epoch.Add(time.Second)
-	other := schedtest.Pod("other", "", "")
+	other := plugintest.SizedPod("other", "", "")
 	other.Spec.SchedulerName = "fargate-scheduler"
-	gated := schedtest.Pod("gated", "", "")
+	gated := plugintest.SizedPod("gated", "", "")
 	gated.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "wait"}}
-	s := newState("1.36", []*v1.Node{schedtest.Node("n1", "1", "8Gi", 110)}, low, high, other, gated)
+	s := newState("1.36", []*v1.Node{plugintest.SizedNode("n1", "1", "8Gi", 110)}, low, high, other, gated)
 	s.Now = cluster.Epoch.Add(2 * time.Second)
 	if _, err := New().Sync(s); err != nil {
 		t.Fatal(err)
@@ -231,13 +231,13 @@ func TestQueueOrderAndScope(t *testing.T) {
 func TestNextStartNodeIndex(t *testing.T) {
 	var nodes []*v1.Node
 	for i := 0; i < 200; i++ {
-		n := schedtest.Node(fmt.Sprintf("n%03d", i), "4", "8Gi", 110)
+		n := plugintest.SizedNode(fmt.Sprintf("n%03d", i), "4", "8Gi", 110)
 		if i%2 == 1 {
 			n.Spec.Unschedulable = true
 		}
 		nodes = append(nodes, n)
 	}
-	pod := schedtest.Pod("p", "100m", "")
+	pod := plugintest.SizedPod("p", "100m", "")
 	s := newState("1.36", nodes, pod)
 	d := runOne(t, s, pod)
 	// Every second node is cordoned: 199 nodes are examined to find 100.

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func newState(kubeVersion string, nodes []*v1.Node, pods ...*v1.Pod) *cluster.State {
@@ -46,7 +46,7 @@ func labelled(p *v1.Pod, kv ...string) *v1.Pod {
 }
 
 func zoned(n *v1.Node, zone string) *v1.Node {
-	return schedtest.WithLabels(n, v1.LabelTopologyZone, zone)
+	return plugintest.WithLabels(n, v1.LabelTopologyZone, zone)
 }
 
 // messageCase is a verified upstream message (spec §3.5) for a cluster.
@@ -65,7 +65,7 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name:  "S01 request larger than every node",
 			nodes: func() []*v1.Node { return nodes3x2CPU() },
-			pod:   func() *v1.Pod { return schedtest.Pod("p", "4", "") },
+			pod:   func() *v1.Pod { return plugintest.SizedPod("p", "4", "") },
 			want: map[string]string{
 				"1.36": "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
 				"1.34": "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
@@ -77,12 +77,12 @@ func TestVerifiedMessages(t *testing.T) {
 			nodes: func() []*v1.Node { return nodes3x2CPU() },
 			pods: func() []*v1.Pod {
 				return []*v1.Pod{
-					schedtest.OnNode(schedtest.Pod("u1", "1500m", ""), "n1"),
-					schedtest.OnNode(schedtest.Pod("u2", "1500m", ""), "n2"),
-					schedtest.OnNode(schedtest.Pod("u3", "1500m", ""), "n3"),
+					plugintest.OnNode(plugintest.SizedPod("u1", "1500m", ""), "n1"),
+					plugintest.OnNode(plugintest.SizedPod("u2", "1500m", ""), "n2"),
+					plugintest.OnNode(plugintest.SizedPod("u3", "1500m", ""), "n3"),
 				}
 			},
-			pod: func() *v1.Pod { return schedtest.Pod("p", "1", "") },
+			pod: func() *v1.Pod { return plugintest.SizedPod("p", "1", "") },
 			want: map[string]string{
 				"1.36": "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.",
 				"1.33": "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.",
@@ -91,15 +91,15 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name: "S04 taint, cordon, selector, memory",
 			nodes: func() []*v1.Node {
-				n1 := schedtest.WithTaints(schedtest.WithLabels(schedtest.Node("n1", "4", "8Gi", 110), "disk", "ssd"), taint("dedicated", "gpu", v1.TaintEffectNoSchedule))
-				n2 := schedtest.WithLabels(schedtest.Node("n2", "4", "8Gi", 110), "disk", "ssd")
+				n1 := plugintest.WithTaints(plugintest.WithLabels(plugintest.SizedNode("n1", "4", "8Gi", 110), "disk", "ssd"), taint("dedicated", "gpu", v1.TaintEffectNoSchedule))
+				n2 := plugintest.WithLabels(plugintest.SizedNode("n2", "4", "8Gi", 110), "disk", "ssd")
 				n2.Spec.Unschedulable = true
-				n3 := schedtest.Node("n3", "4", "8Gi", 110)
-				n4 := schedtest.WithLabels(schedtest.Node("n4", "4", "1Gi", 110), "disk", "ssd")
+				n3 := plugintest.SizedNode("n3", "4", "8Gi", 110)
+				n4 := plugintest.WithLabels(plugintest.SizedNode("n4", "4", "1Gi", 110), "disk", "ssd")
 				return []*v1.Node{n1, n2, n3, n4}
 			},
 			pod: func() *v1.Pod {
-				p := schedtest.Pod("p", "", "2Gi")
+				p := plugintest.SizedPod("p", "", "2Gi")
 				p.Spec.NodeSelector = map[string]string{"disk": "ssd"}
 				return p
 			},
@@ -111,12 +111,12 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name: "S05 host port and pod count",
 			nodes: func() []*v1.Node {
-				return []*v1.Node{schedtest.Node("n1", "4", "8Gi", 110), schedtest.Node("n2", "4", "8Gi", 1)}
+				return []*v1.Node{plugintest.SizedNode("n1", "4", "8Gi", 110), plugintest.SizedNode("n2", "4", "8Gi", 1)}
 			},
 			pods: func() []*v1.Pod {
-				return []*v1.Pod{schedtest.OnNode(withHostPort(schedtest.Pod("web", "", ""), 8080), "n1"), schedtest.OnNode(schedtest.Pod("other", "", ""), "n2")}
+				return []*v1.Pod{plugintest.OnNode(withHostPort(plugintest.SizedPod("web", "", ""), 8080), "n1"), plugintest.OnNode(plugintest.SizedPod("other", "", ""), "n2")}
 			},
-			pod: func() *v1.Pod { return withHostPort(schedtest.Pod("p", "", ""), 8080) },
+			pod: func() *v1.Pod { return withHostPort(plugintest.SizedPod("p", "", ""), 8080) },
 			want: map[string]string{
 				"1.36": "0/2 nodes are available: 1 Too many pods, 1 node(s) didn't have free ports for the requested pod ports. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",
 				"1.33": "0/2 nodes are available: 1 Too many pods, 1 node(s) didn't have free ports for the requested pod ports. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",
@@ -125,14 +125,14 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name: "S09 required anti-affinity on hostname",
 			nodes: func() []*v1.Node {
-				return []*v1.Node{schedtest.Node("n1", "4", "8Gi", 110), schedtest.Node("n2", "4", "8Gi", 110),
-					schedtest.WithTaints(schedtest.Node("n3", "4", "8Gi", 110), taint("k", "v", v1.TaintEffectNoExecute))}
+				return []*v1.Node{plugintest.SizedNode("n1", "4", "8Gi", 110), plugintest.SizedNode("n2", "4", "8Gi", 110),
+					plugintest.WithTaints(plugintest.SizedNode("n3", "4", "8Gi", 110), taint("k", "v", v1.TaintEffectNoExecute))}
 			},
 			pods: func() []*v1.Pod {
-				return []*v1.Pod{schedtest.OnNode(labelled(schedtest.Pod("w1", "", ""), "app", "web"), "n1"), schedtest.OnNode(labelled(schedtest.Pod("w2", "", ""), "app", "web"), "n2")}
+				return []*v1.Pod{plugintest.OnNode(labelled(plugintest.SizedPod("w1", "", ""), "app", "web"), "n1"), plugintest.OnNode(labelled(plugintest.SizedPod("w2", "", ""), "app", "web"), "n2")}
 			},
 			pod: func() *v1.Pod {
-				p := labelled(schedtest.Pod("p", "", ""), "app", "web")
+				p := labelled(plugintest.SizedPod("p", "", ""), "app", "web")
 				p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{appTerm("web", v1.LabelHostname)}}}
 				return p
 			},
@@ -144,10 +144,10 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name: "S10 required affinity, no matching pod",
 			nodes: func() []*v1.Node {
-				return []*v1.Node{schedtest.Node("n1", "4", "8Gi", 110), schedtest.Node("n2", "4", "8Gi", 110)}
+				return []*v1.Node{plugintest.SizedNode("n1", "4", "8Gi", 110), plugintest.SizedNode("n2", "4", "8Gi", 110)}
 			},
 			pod: func() *v1.Pod {
-				p := labelled(schedtest.Pod("p", "", ""), "app", "web")
+				p := labelled(plugintest.SizedPod("p", "", ""), "app", "web")
 				p.Spec.Affinity = &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{appTerm("db", v1.LabelHostname)}}}
 				return p
 			},
@@ -159,10 +159,10 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name: "S11 first pod of an affinity group",
 			nodes: func() []*v1.Node {
-				return []*v1.Node{schedtest.Node("n1", "4", "8Gi", 110), schedtest.Node("n2", "4", "8Gi", 110)}
+				return []*v1.Node{plugintest.SizedNode("n1", "4", "8Gi", 110), plugintest.SizedNode("n2", "4", "8Gi", 110)}
 			},
 			pod: func() *v1.Pod {
-				p := labelled(schedtest.Pod("p", "", ""), "app", "db")
+				p := labelled(plugintest.SizedPod("p", "", ""), "app", "db")
 				p.Spec.Affinity = &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{appTerm("db", v1.LabelHostname)}}}
 				return p
 			},
@@ -172,14 +172,14 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name: "S12 existing pod's anti-affinity",
 			nodes: func() []*v1.Node {
-				return []*v1.Node{schedtest.Node("n1", "4", "8Gi", 110), schedtest.WithTaints(schedtest.Node("n2", "4", "8Gi", 110), taint("k", "v", v1.TaintEffectNoSchedule))}
+				return []*v1.Node{plugintest.SizedNode("n1", "4", "8Gi", 110), plugintest.WithTaints(plugintest.SizedNode("n2", "4", "8Gi", 110), taint("k", "v", v1.TaintEffectNoSchedule))}
 			},
 			pods: func() []*v1.Pod {
-				e := schedtest.OnNode(schedtest.Pod("e", "", ""), "n1")
+				e := plugintest.OnNode(plugintest.SizedPod("e", "", ""), "n1")
 				e.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{appTerm("foo", v1.LabelHostname)}}}
 				return []*v1.Pod{e}
 			},
-			pod: func() *v1.Pod { return labelled(schedtest.Pod("p", "", ""), "app", "foo") },
+			pod: func() *v1.Pod { return labelled(plugintest.SizedPod("p", "", ""), "app", "foo") },
 			want: map[string]string{
 				"1.36": "0/2 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
 				"1.33": "0/2 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules, 1 node(s) had untolerated taint {k: v}. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
@@ -188,15 +188,15 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name: "S13 zone spread DoNotSchedule",
 			nodes: func() []*v1.Node {
-				return []*v1.Node{zoned(schedtest.Node("a1", "4", "8Gi", 110), "z1"), zoned(schedtest.Node("a2", "4", "8Gi", 110), "z1"),
-					schedtest.WithTaints(zoned(schedtest.Node("b1", "4", "8Gi", 110), "z2"), taint("k", "v", v1.TaintEffectNoSchedule)),
-					schedtest.Node("nozone", "4", "8Gi", 110)}
+				return []*v1.Node{zoned(plugintest.SizedNode("a1", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("a2", "4", "8Gi", 110), "z1"),
+					plugintest.WithTaints(zoned(plugintest.SizedNode("b1", "4", "8Gi", 110), "z2"), taint("k", "v", v1.TaintEffectNoSchedule)),
+					plugintest.SizedNode("nozone", "4", "8Gi", 110)}
 			},
 			pods: func() []*v1.Pod {
-				return []*v1.Pod{schedtest.OnNode(labelled(schedtest.Pod("w1", "", ""), "app", "web"), "a1"), schedtest.OnNode(labelled(schedtest.Pod("w2", "", ""), "app", "web"), "a2")}
+				return []*v1.Pod{plugintest.OnNode(labelled(plugintest.SizedPod("w1", "", ""), "app", "web"), "a1"), plugintest.OnNode(labelled(plugintest.SizedPod("w2", "", ""), "app", "web"), "a2")}
 			},
 			pod: func() *v1.Pod {
-				p := labelled(schedtest.Pod("p", "", ""), "app", "web")
+				p := labelled(plugintest.SizedPod("p", "", ""), "app", "web")
 				p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone,
 					WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
 				return p
@@ -209,17 +209,17 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name:  "S16 no nodes",
 			nodes: func() []*v1.Node { return nil },
-			pod:   func() *v1.Pod { return schedtest.Pod("p", "", "") },
+			pod:   func() *v1.Pod { return plugintest.SizedPod("p", "", "") },
 			want:  map[string]string{"1.36": "no nodes available to schedule pods", "1.33": "no nodes available to schedule pods"},
 		},
 		{
 			name:  "S17 preemptionPolicy Never",
-			nodes: func() []*v1.Node { return []*v1.Node{schedtest.Node("n1", "2", "8Gi", 110)} },
+			nodes: func() []*v1.Node { return []*v1.Node{plugintest.SizedNode("n1", "2", "8Gi", 110)} },
 			pods: func() []*v1.Pod {
-				return []*v1.Pod{schedtest.OnNode(schedtest.Pod("e", "1500m", ""), "n1")}
+				return []*v1.Pod{plugintest.OnNode(plugintest.SizedPod("e", "1500m", ""), "n1")}
 			},
 			pod: func() *v1.Pod {
-				p := schedtest.WithPriority(schedtest.Pod("p", "1", ""), 100)
+				p := plugintest.WithPriority(plugintest.SizedPod("p", "1", ""), 100)
 				p.Spec.PreemptionPolicy = &never
 				return p
 			},
@@ -231,10 +231,10 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name: "S18 matchFields to a missing node",
 			nodes: func() []*v1.Node {
-				return []*v1.Node{schedtest.Node("n1", "4", "8Gi", 110), schedtest.Node("n2", "4", "8Gi", 110)}
+				return []*v1.Node{plugintest.SizedNode("n1", "4", "8Gi", 110), plugintest.SizedNode("n2", "4", "8Gi", 110)}
 			},
 			pod: func() *v1.Pod {
-				p := schedtest.Pod("p", "", "")
+				p := plugintest.SizedPod("p", "", "")
 				p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
 					NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"n9"}}}}}}}}
 				return p
@@ -247,10 +247,10 @@ func TestVerifiedMessages(t *testing.T) {
 		{
 			name: "S19 extended resource nobody has",
 			nodes: func() []*v1.Node {
-				return []*v1.Node{schedtest.Node("n1", "4", "8Gi", 110), schedtest.Node("n2", "4", "8Gi", 110)}
+				return []*v1.Node{plugintest.SizedNode("n1", "4", "8Gi", 110), plugintest.SizedNode("n2", "4", "8Gi", 110)}
 			},
 			pod: func() *v1.Pod {
-				p := schedtest.Pod("p", "", "")
+				p := plugintest.SizedPod("p", "", "")
 				p.Spec.Containers[0].Resources.Requests["example.com/gpu"] = *resourceQty("1")
 				return p
 			},
@@ -264,13 +264,13 @@ func TestVerifiedMessages(t *testing.T) {
 			nodes: func() []*v1.Node {
 				var out []*v1.Node
 				for _, n := range []string{"ip-10-42-10-1", "ip-10-42-11-2", "ip-10-42-12-3"} {
-					out = append(out, schedtest.WithLabels(schedtest.Node(n, "2", "4Gi", 17), v1.LabelArchStable, "amd64"))
+					out = append(out, plugintest.WithLabels(plugintest.SizedNode(n, "2", "4Gi", 17), v1.LabelArchStable, "amd64"))
 				}
-				arm := schedtest.WithLabels(schedtest.Node("ip-10-42-10-138", "2", "4Gi", 17), v1.LabelArchStable, "arm64", "tainted", "yes")
-				return append(out, schedtest.WithTaints(arm, taint("frontend", "true", v1.TaintEffectNoExecute)))
+				arm := plugintest.WithLabels(plugintest.SizedNode("ip-10-42-10-138", "2", "4Gi", 17), v1.LabelArchStable, "arm64", "tainted", "yes")
+				return append(out, plugintest.WithTaints(arm, taint("frontend", "true", v1.TaintEffectNoExecute)))
 			},
 			pod: func() *v1.Pod {
-				p := schedtest.Pod("ui-659df48c56-z496x", "250m", "1Gi")
+				p := plugintest.SizedPod("ui-659df48c56-z496x", "250m", "1Gi")
 				p.Namespace = "ui"
 				p.Spec.NodeSelector = map[string]string{v1.LabelArchStable: "arm64"}
 				p.Spec.Tolerations = []v1.Toleration{
@@ -321,7 +321,7 @@ func TestVerifiedMessages(t *testing.T) {
 }
 
 func nodes3x2CPU() []*v1.Node {
-	return []*v1.Node{schedtest.Node("n1", "2", "8Gi", 110), schedtest.Node("n2", "2", "8Gi", 110), schedtest.Node("n3", "2", "8Gi", 110)}
+	return []*v1.Node{plugintest.SizedNode("n1", "2", "8Gi", 110), plugintest.SizedNode("n2", "2", "8Gi", 110), plugintest.SizedNode("n3", "2", "8Gi", 110)}
 }
 
 func withHostPort(p *v1.Pod, port int32) *v1.Pod {

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 // runOne schedules pod in a fresh state and returns the diagnosis.
@@ -54,14 +54,14 @@ func TestWorkedExampleA(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {
-			a := zoned(schedtest.Node("a", "4", "8Gi", 110), "z1")
-			b := schedtest.WithTaints(schedtest.Node("b", "4", "8Gi", 110), taint("soft", "x", v1.TaintEffectPreferNoSchedule))
-			c := schedtest.WithLabels(zoned(schedtest.Node("c", "8", "8Gi", 110), "z2"), "disk", "ssd")
-			pod := schedtest.Pod("p", "500m", "1Gi")
+			a := zoned(plugintest.SizedNode("a", "4", "8Gi", 110), "z1")
+			b := plugintest.WithTaints(plugintest.SizedNode("b", "4", "8Gi", 110), taint("soft", "x", v1.TaintEffectPreferNoSchedule))
+			c := plugintest.WithLabels(zoned(plugintest.SizedNode("c", "8", "8Gi", 110), "z2"), "disk", "ssd")
+			pod := plugintest.SizedPod("p", "500m", "1Gi")
 			pod.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{
 				Weight: 10, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "disk", Operator: v1.NodeSelectorOpIn, Values: []string{"ssd"}}}}}}}}
 			s := newState(tt.version, []*v1.Node{a, b, c},
-				schedtest.OnNode(schedtest.Pod("pa", "1", "2Gi"), "a"), schedtest.OnNode(schedtest.Pod("pc", "3", "1Gi"), "c"), pod)
+				plugintest.OnNode(plugintest.SizedPod("pa", "1", "2Gi"), "a"), plugintest.OnNode(plugintest.SizedPod("pc", "3", "1Gi"), "c"), pod)
 			d := runOne(t, s, pod)
 			got := totalsByNode(d)
 			for n, w := range tt.want {
@@ -79,14 +79,14 @@ func TestWorkedExampleA(t *testing.T) {
 // TestWorkedExampleB is spec §4.3 example B: system default spreading of a ReplicaSet.
 func TestWorkedExampleB(t *testing.T) {
 	rsPod := func(name, node string) *v1.Pod {
-		p := labelled(schedtest.Pod(name, "100m", "128Mi"), "app", "w")
+		p := labelled(plugintest.SizedPod(name, "100m", "128Mi"), "app", "w")
 		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs-uid", Controller: boolPtr(true)}}
 		if node != "" {
-			schedtest.OnNode(p, node)
+			plugintest.OnNode(p, node)
 		}
 		return p
 	}
-	nodes := []*v1.Node{zoned(schedtest.Node("a1", "4", "8Gi", 110), "z1"), zoned(schedtest.Node("a2", "4", "8Gi", 110), "z1"), zoned(schedtest.Node("b1", "4", "8Gi", 110), "z2")}
+	nodes := []*v1.Node{zoned(plugintest.SizedNode("a1", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("a2", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("b1", "4", "8Gi", 110), "z2")}
 	pod := rsPod("new", "")
 	s := newState("1.36", nodes, rsPod("e1", "a1"), rsPod("e2", "a1"), rsPod("e3", "b1"), pod)
 	s.ReplicaSets["default/rs"] = &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "default", UID: "rs-uid"},
@@ -106,14 +106,14 @@ func TestWorkedExampleB(t *testing.T) {
 
 // TestWorkedExampleC is spec §4.3 example C: preferred pod (anti-)affinity.
 func TestWorkedExampleC(t *testing.T) {
-	nodes := []*v1.Node{zoned(schedtest.Node("a1", "4", "8Gi", 110), "z1"), zoned(schedtest.Node("a2", "4", "8Gi", 110), "z1"), zoned(schedtest.Node("b1", "4", "8Gi", 110), "z2")}
-	pod := schedtest.Pod("p", "100m", "128Mi")
+	nodes := []*v1.Node{zoned(plugintest.SizedNode("a1", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("a2", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("b1", "4", "8Gi", 110), "z2")}
+	pod := plugintest.SizedPod("p", "100m", "128Mi")
 	pod.Spec.Affinity = &v1.Affinity{
 		PodAffinity:     &v1.PodAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{{Weight: 50, PodAffinityTerm: appTerm("db", v1.LabelTopologyZone)}}},
 		PodAntiAffinity: &v1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.WeightedPodAffinityTerm{{Weight: 20, PodAffinityTerm: appTerm("web", v1.LabelHostname)}}},
 	}
-	s := newState("1.36", nodes, schedtest.OnNode(labelled(schedtest.Pod("db", "", ""), "app", "db"), "a1"),
-		schedtest.OnNode(labelled(schedtest.Pod("web", "", ""), "app", "web"), "b1"), pod)
+	s := newState("1.36", nodes, plugintest.OnNode(labelled(plugintest.SizedPod("db", "", ""), "app", "db"), "a1"),
+		plugintest.OnNode(labelled(plugintest.SizedPod("web", "", ""), "app", "web"), "b1"), pod)
 	d := runOne(t, s, pod)
 	got := pluginScores(d, "InterPodAffinity")
 	for n, w := range map[string]int64{"a1": 100, "a2": 100, "b1": 0} {
@@ -130,9 +130,9 @@ func TestWorkedExampleC(t *testing.T) {
 func TestWorkedExampleD(t *testing.T) {
 	for _, ver := range []string{"1.33", "1.36"} {
 		t.Run(ver, func(t *testing.T) {
-			pod := schedtest.Pod("p", "", "")
-			s := newState(ver, []*v1.Node{schedtest.Node("a", "4", "8Gi", 110), schedtest.Node("b", "4", "8Gi", 110)},
-				schedtest.OnNode(schedtest.Pod("e1", "", ""), "a"), schedtest.OnNode(schedtest.Pod("e2", "", ""), "a"), pod)
+			pod := plugintest.SizedPod("p", "", "")
+			s := newState(ver, []*v1.Node{plugintest.SizedNode("a", "4", "8Gi", 110), plugintest.SizedNode("b", "4", "8Gi", 110)},
+				plugintest.OnNode(plugintest.SizedPod("e1", "", ""), "a"), plugintest.OnNode(plugintest.SizedPod("e2", "", ""), "a"), pod)
 			d := runOne(t, s, pod)
 			if _, ok := d.Scores["NodeResourcesBalancedAllocation"]; ok {
 				t.Error("BalancedAllocation was not skipped")

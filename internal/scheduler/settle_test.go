@@ -5,19 +5,19 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 	"github.com/berth-sim/berth/internal/sim"
 )
 
 // TestSettleTerminates: under the sim loop a pod that never fits is retried
 // after other pods bind (backoff) and then stays parked; Settle returns.
 func TestSettleTerminates(t *testing.T) {
-	big := schedtest.Pod("big", "8", "")
+	big := plugintest.SizedPod("big", "8", "")
 	var pods []*v1.Pod
 	for _, n := range []string{"a", "b", "c"} {
-		pods = append(pods, schedtest.Pod(n, "100m", ""))
+		pods = append(pods, plugintest.SizedPod(n, "100m", ""))
 	}
-	s := newState("1.36", []*v1.Node{schedtest.Node("n1", "2", "8Gi", 110)}, append(pods, big)...)
+	s := newState("1.36", []*v1.Node{plugintest.SizedNode("n1", "2", "8Gi", 110)}, append(pods, big)...)
 	if err := sim.Settle(s, []sim.Controller{New()}, sim.DefaultSettleHorizon); err != nil {
 		t.Fatal(err)
 	}

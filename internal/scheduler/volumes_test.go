@@ -14,7 +14,7 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/controllers/kubelet"
 	"github.com/berth-sim/berth/internal/controllers/volume"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 	"github.com/berth-sim/berth/internal/sim"
 )
 
@@ -38,7 +38,7 @@ func withClaim(p *v1.Pod, claim string) *v1.Pod {
 }
 
 func zonedNode(name, zone string) *v1.Node {
-	n := schedtest.WithLabels(schedtest.Node(name, "2", "8Gi", 110), v1.LabelTopologyZone, zone, v1.LabelTopologyRegion, "eu-west-1",
+	n := plugintest.WithLabels(plugintest.SizedNode(name, "2", "8Gi", 110), v1.LabelTopologyZone, zone, v1.LabelTopologyRegion, "eu-west-1",
 		v1.LabelInstanceTypeStable, "m5.large")
 	n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}
 	return n
@@ -75,8 +75,8 @@ func TestVolumeMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"/"+tt.version, func(t *testing.T) {
-			pod := withClaim(schedtest.Pod("p", "100m", ""), tt.claim)
-			s := newState(tt.version, []*v1.Node{schedtest.Node("n1", "2", "8Gi", 110), schedtest.Node("n2", "2", "8Gi", 110)}, pod)
+			pod := withClaim(plugintest.SizedPod("p", "100m", ""), tt.claim)
+			s := newState(tt.version, []*v1.Node{plugintest.SizedNode("n1", "2", "8Gi", 110), plugintest.SizedNode("n2", "2", "8Gi", 110)}, pod)
 			if tt.setup != nil {
 				tt.setup(s)
 			}
@@ -113,7 +113,7 @@ func TestWaitForFirstConsumerEndToEnd(t *testing.T) {
 	s := volumeCluster(t, zonedNode("a1", "eu-west-1a"), zonedNode("b1", "eu-west-1b"))
 	claim := pvc("data-web-0", "gp2")
 	s.PersistentVolumeClaims["default/data-web-0"] = claim
-	pod := withClaim(schedtest.Pod("web-0", "100m", ""), "data-web-0")
+	pod := withClaim(plugintest.SizedPod("web-0", "100m", ""), "data-web-0")
 	pod.Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: "eu-west-1b"}
 	pod.Status.Phase = v1.PodPending
 	s.Pods["default/web-0"] = pod
@@ -156,7 +156,7 @@ func TestWaitForFirstConsumerEndToEnd(t *testing.T) {
 	// The pod is recreated (StatefulSet) with a node selector that only
 	// allows the other zone: its PV's node affinity now rejects every node.
 	delete(s.Pods, "default/web-0")
-	again := withClaim(schedtest.Pod("web-0", "100m", ""), "data-web-0")
+	again := withClaim(plugintest.SizedPod("web-0", "100m", ""), "data-web-0")
 	again.Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: "eu-west-1a"}
 	again.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
 		NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{{Key: v1.LabelTopologyZone, Operator: v1.NodeSelectorOpIn, Values: []string{"eu-west-1a", "eu-west-1b"}}}}}}}}
@@ -176,7 +176,7 @@ func TestKubeletWaitsForClaims(t *testing.T) {
 	s := volumeCluster(t, zonedNode("a1", "eu-west-1a"))
 	s.StorageClasses["other"] = storageClass("other", "example.com/none", storagev1.VolumeBindingWaitForFirstConsumer)
 	s.PersistentVolumeClaims["default/c"] = pvc("c", "other")
-	pod := withClaim(schedtest.Pod("p", "100m", ""), "c")
+	pod := withClaim(plugintest.SizedPod("p", "100m", ""), "c")
 	pod.Status.Phase = v1.PodPending
 	s.Pods["default/p"] = pod
 	settleVolumes(t, s)

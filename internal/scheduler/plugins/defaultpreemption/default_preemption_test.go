@@ -11,14 +11,14 @@ import (
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/noderesources"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // fitRunner runs only NodeResourcesFit, enough to judge cpu preemption.
 type fitRunner struct {
-	*schedtest.Handle
+	*plugintest.Handle
 	fit    framework.FilterPlugin
 	pdbs   []*policyv1.PodDisruptionBudget
 	draws  int
@@ -44,13 +44,13 @@ func (r *fitRunner) RandomInt(n int) int { r.draws++; return r.offset % n }
 func (r *fitRunner) Now() time.Time { return t0 }
 
 func newRunner(nodes []*v1.Node, pods ...*v1.Pod) *fitRunner {
-	h := schedtest.NewHandle("1.36", nil)
-	h.NodeInfos = schedtest.NodeInfos(h.Feats, nodes, pods...)
+	h := plugintest.NewVersionHandle("1.36", nil)
+	h.NodeInfos = plugintest.NodeInfos(h.Feats, nodes, pods...)
 	return &fitRunner{Handle: h, fit: noderesources.NewFit(h).(framework.FilterPlugin)}
 }
 
 func prioPod(name, cpu string, prio int32, node string, labels ...string) *v1.Pod {
-	p := schedtest.WithPriority(schedtest.Pod(name, cpu, ""), prio)
+	p := plugintest.WithPriority(plugintest.SizedPod(name, cpu, ""), prio)
 	p.Spec.NodeName = node
 	if len(labels) > 0 {
 		p.Labels = map[string]string{labels[0]: labels[1]}
@@ -95,42 +95,42 @@ func TestPostFilter(t *testing.T) {
 		wantVictims []string
 	}{
 		{
-			name: "preemptionPolicy Never", nodes: []*v1.Node{schedtest.Node("n1", "1", "1Gi", 10)},
-			pod: schedtest.Pod("p", "2", ""), policy: &never, statuses: map[string]framework.Code{"n1": framework.Unschedulable},
+			name: "preemptionPolicy Never", nodes: []*v1.Node{plugintest.SizedNode("n1", "1", "1Gi", 10)},
+			pod: plugintest.SizedPod("p", "2", ""), policy: &never, statuses: map[string]framework.Code{"n1": framework.Unschedulable},
 			wantCode: framework.Unschedulable, wantMsg: "preemption: not eligible due to preemptionPolicy=Never.",
 		},
 		{
-			name: "no lower-priority pods", nodes: []*v1.Node{schedtest.Node("n1", "2", "1Gi", 10), schedtest.Node("n2", "2", "1Gi", 10)},
-			existing: []*v1.Pod{schedtest.OnNode(schedtest.Pod("e1", "1500m", ""), "n1")},
-			pod:      schedtest.Pod("p", "1", ""), statuses: map[string]framework.Code{"n1": framework.Unschedulable},
+			name: "no lower-priority pods", nodes: []*v1.Node{plugintest.SizedNode("n1", "2", "1Gi", 10), plugintest.SizedNode("n2", "2", "1Gi", 10)},
+			existing: []*v1.Pod{plugintest.OnNode(plugintest.SizedPod("e1", "1500m", ""), "n1")},
+			pod:      plugintest.SizedPod("p", "1", ""), statuses: map[string]framework.Code{"n1": framework.Unschedulable},
 			wantCode: framework.Unschedulable, wantMsg: "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
 		},
 		{
-			name: "still does not fit after removing victims", nodes: []*v1.Node{schedtest.Node("n1", "2", "1Gi", 10)},
+			name: "still does not fit after removing victims", nodes: []*v1.Node{plugintest.SizedNode("n1", "2", "1Gi", 10)},
 			existing: []*v1.Pod{prioPod("lo", "500m", 1, "n1"), prioPod("hi", "1500m", 100, "n1")},
 			pod:      prioPod("p", "1", 10, ""), statuses: map[string]framework.Code{"n1": framework.Unschedulable},
 			wantCode: framework.Unschedulable, wantMsg: "preemption: 0/1 nodes are available: 1 Insufficient cpu.",
 		},
 		{
-			name: "preemption nominates the node and names the victims", nodes: []*v1.Node{schedtest.Node("n1", "2", "1Gi", 10)},
+			name: "preemption nominates the node and names the victims", nodes: []*v1.Node{plugintest.SizedNode("n1", "2", "1Gi", 10)},
 			existing: []*v1.Pod{prioPod("lo", "1500m", 1, "n1")},
 			pod:      prioPod("p", "1", 10, ""), statuses: map[string]framework.Code{"n1": framework.Unschedulable},
 			wantCode: framework.Success, wantNode: "n1", wantVictims: []string{"lo"},
 		},
 		{
-			name: "S03: lower highest-victim priority wins", nodes: []*v1.Node{schedtest.Node("n1", "1", "1Gi", 10), schedtest.Node("n2", "1", "1Gi", 10)},
+			name: "S03: lower highest-victim priority wins", nodes: []*v1.Node{plugintest.SizedNode("n1", "1", "1Gi", 10), plugintest.SizedNode("n2", "1", "1Gi", 10)},
 			existing: []*v1.Pod{prioPod("mid", "1", 10, "n2"), prioPod("lo", "1", 0, "n1")},
 			pod:      prioPod("hi", "1", 100, ""), statuses: map[string]framework.Code{"n1": framework.Unschedulable, "n2": framework.Unschedulable},
 			wantCode: framework.Success, wantNode: "n1", wantVictims: []string{"lo"},
 		},
 		{
-			name: "equal priority is no victim", nodes: []*v1.Node{schedtest.Node("n1", "2", "1Gi", 10)},
+			name: "equal priority is no victim", nodes: []*v1.Node{plugintest.SizedNode("n1", "2", "1Gi", 10)},
 			existing: []*v1.Pod{prioPod("eq", "1500m", 10, "n1")},
 			pod:      prioPod("p", "1", 10, ""), statuses: map[string]framework.Code{"n1": framework.Unschedulable},
 			wantCode: framework.Unschedulable, wantMsg: "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
 		},
 		{
-			name: "terminating victim on the nominated node", nodes: []*v1.Node{schedtest.Node("n1", "2", "1Gi", 10)},
+			name: "terminating victim on the nominated node", nodes: []*v1.Node{plugintest.SizedNode("n1", "2", "1Gi", 10)},
 			existing: func() []*v1.Pod {
 				p := prioPod("lo", "1500m", 1, "n1")
 				now := metav1.NewTime(t0)
@@ -194,7 +194,7 @@ func TestSelectVictimsOnNode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pods := []*v1.Pod{prioPod("a", "1", 1, "n1", "app", "a"), prioPod("b", "1", 2, "n1", "app", "b"), prioPod("c", "1", 3, "n1", "app", "c")}
-			r := newRunner([]*v1.Node{schedtest.Node("n1", "3", "1Gi", 10)}, pods...)
+			r := newRunner([]*v1.Node{plugintest.SizedNode("n1", "3", "1Gi", 10)}, pods...)
 			pl := New(r).(*DefaultPreemption)
 			ni := r.NodeInfos[0]
 			victims, violations, st := pl.SelectVictimsOnNode(framework.NewCycleState(), framework.NewPodInfo(prioPod("p", "2", 10, ""), true), ni.Clone(), tt.pdbs)
@@ -269,7 +269,7 @@ func TestDryRunStopsEarly(t *testing.T) {
 	filtered := framework.NodeToStatus{Statuses: map[string]*framework.Status{}}
 	for i := 0; i < 120; i++ {
 		name := "n" + string(rune('A'+i/26)) + string(rune('a'+i%26))
-		nodes = append(nodes, schedtest.Node(name, "1", "1Gi", 10))
+		nodes = append(nodes, plugintest.SizedNode(name, "1", "1Gi", 10))
 		pods = append(pods, prioPod("v-"+name, "1", 0, name))
 		filtered.Statuses[name] = framework.NewStatus(framework.Unschedulable, "Insufficient cpu")
 	}
@@ -295,7 +295,7 @@ func (c cloneCounter) Clone() framework.StateData { *c.n++; return c }
 // the state being copied; a node with a lower-priority pod still gets the
 // full dry run.
 func TestDryRunSkipsNodesWithoutVictims(t *testing.T) {
-	nodes := []*v1.Node{schedtest.Node("n1", "1", "1Gi", 10), schedtest.Node("n2", "1", "1Gi", 10)}
+	nodes := []*v1.Node{plugintest.SizedNode("n1", "1", "1Gi", 10), plugintest.SizedNode("n2", "1", "1Gi", 10)}
 	r := newRunner(nodes, prioPod("same", "1", 10, "n1"), prioPod("low", "1", 5, "n2"))
 	pl := New(r).(*DefaultPreemption)
 	pod := framework.NewPodInfo(prioPod("p", "1", 10, ""), true)

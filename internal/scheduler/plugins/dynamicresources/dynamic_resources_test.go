@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func TestPostFilter(t *testing.T) {
@@ -21,7 +21,7 @@ func TestPostFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pl := New(nil).(*DynamicResources)
 			cs := framework.NewCycleState()
-			pi := framework.NewPodInfo(schedtest.Pod("p", "", ""), true)
+			pi := framework.NewPodInfo(plugintest.SizedPod("p", "", ""), true)
 			if tt.runPreFilter {
 				if _, st := pl.PreFilter(cs, pi, nil); !st.IsSkip() {
 					t.Fatalf("PreFilter = %v, want Skip", st.Code())

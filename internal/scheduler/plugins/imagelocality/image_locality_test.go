@@ -6,7 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func TestNormalizedImageName(t *testing.T) {
@@ -41,19 +41,19 @@ func TestScore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := schedtest.Pod("p", "", "")
+			p := plugintest.SizedPod("p", "", "")
 			p.Spec.Containers = nil
 			for _, img := range tt.images {
 				p.Spec.Containers = append(p.Spec.Containers, v1.Container{Name: img, Image: img})
 			}
 			var nis []*framework.NodeInfo
 			for i := 0; i < tt.total; i++ {
-				nis = append(nis, framework.NewNodeInfo(schedtest.Node(string(rune('a'+i)), "1", "1Gi", 10)))
+				nis = append(nis, framework.NewNodeInfo(plugintest.SizedNode(string(rune('a'+i)), "1", "1Gi", 10)))
 			}
 			if tt.numNodes > 0 {
 				nis[0].ImageStates = map[string]*framework.ImageStateSummary{"app:v1": {Size: tt.imageSize, NumNodes: tt.numNodes}}
 			}
-			pl := New(schedtest.NewHandle("1.36", nis)).(*ImageLocality)
+			pl := New(plugintest.NewVersionHandle("1.36", nis)).(*ImageLocality)
 			got, _ := pl.Score(nil, framework.NewPodInfo(p, true), nis[0])
 			if got != tt.want {
 				t.Fatalf("score %d, want %d", got, tt.want)

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func required(terms ...v1.NodeSelectorTerm) *v1.Affinity {
@@ -49,11 +49,11 @@ func TestPreFilterAndFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := schedtest.Pod("p", "", "")
+			p := plugintest.SizedPod("p", "", "")
 			p.Spec.NodeSelector = tt.nodeSelector
 			p.Spec.Affinity = tt.affinity
 			pi := framework.NewPodInfo(p, true)
-			ni := framework.NewNodeInfo(schedtest.WithLabels(schedtest.Node("n1", "1", "1Gi", 10), tt.nodeLabels...))
+			ni := framework.NewNodeInfo(plugintest.WithLabels(plugintest.SizedNode("n1", "1", "1Gi", 10), tt.nodeLabels...))
 			pl := New(nil).(*NodeAffinity)
 			cs := framework.NewCycleState()
 			res, st := pl.PreFilter(cs, pi, []*framework.NodeInfo{ni})
@@ -98,14 +98,14 @@ func TestScore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := schedtest.Pod("p", "", "")
+			p := plugintest.SizedPod("p", "", "")
 			if tt.preferred != nil {
 				p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: tt.preferred}}
 			}
 			pi := framework.NewPodInfo(p, true)
 			var nis []*framework.NodeInfo
 			for i, l := range tt.labels {
-				nis = append(nis, framework.NewNodeInfo(schedtest.WithLabels(schedtest.Node(string(rune('a'+i)), "1", "1Gi", 10), l...)))
+				nis = append(nis, framework.NewNodeInfo(plugintest.WithLabels(plugintest.SizedNode(string(rune('a'+i)), "1", "1Gi", 10), l...)))
 			}
 			pl := New(nil).(*NodeAffinity)
 			cs := framework.NewCycleState()

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func TestFilter(t *testing.T) {
@@ -19,9 +19,9 @@ func TestFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := schedtest.Pod("p", "", "")
+			p := plugintest.SizedPod("p", "", "")
 			p.Spec.NodeName = tt.nodeName
-			st := New(nil).(framework.FilterPlugin).Filter(nil, framework.NewPodInfo(p, true), framework.NewNodeInfo(schedtest.Node("n1", "1", "1Gi", 10)))
+			st := New(nil).(framework.FilterPlugin).Filter(nil, framework.NewPodInfo(p, true), framework.NewNodeInfo(plugintest.SizedNode("n1", "1", "1Gi", 10)))
 			if st.Code() != tt.want {
 				t.Fatalf("code = %v, want %v", st.Code(), tt.want)
 			}

@@ -6,7 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func withPort(p *v1.Pod, ip string, proto v1.Protocol, port int32) *v1.Pod {
@@ -22,20 +22,20 @@ func TestFilter(t *testing.T) {
 		wantSkip bool
 		want     framework.Code
 	}{
-		{name: "no host ports", pod: schedtest.Pod("p", "", ""), wantSkip: true},
-		{name: "free port", pod: withPort(schedtest.Pod("p", "", ""), "", v1.ProtocolTCP, 8080), existing: withPort(schedtest.Pod("e", "", ""), "", v1.ProtocolTCP, 9090), want: framework.Success},
-		{name: "taken port", pod: withPort(schedtest.Pod("p", "", ""), "", v1.ProtocolTCP, 8080), existing: withPort(schedtest.Pod("e", "", ""), "", "", 8080), want: framework.Unschedulable},
-		{name: "other protocol", pod: withPort(schedtest.Pod("p", "", ""), "", v1.ProtocolUDP, 8080), existing: withPort(schedtest.Pod("e", "", ""), "", v1.ProtocolTCP, 8080), want: framework.Success},
-		{name: "different specific IPs", pod: withPort(schedtest.Pod("p", "", ""), "10.0.0.1", v1.ProtocolTCP, 8080), existing: withPort(schedtest.Pod("e", "", ""), "10.0.0.2", v1.ProtocolTCP, 8080), want: framework.Success},
-		{name: "wildcard clashes with specific", pod: withPort(schedtest.Pod("p", "", ""), "", v1.ProtocolTCP, 8080), existing: withPort(schedtest.Pod("e", "", ""), "10.0.0.2", v1.ProtocolTCP, 8080), want: framework.Unschedulable},
+		{name: "no host ports", pod: plugintest.SizedPod("p", "", ""), wantSkip: true},
+		{name: "free port", pod: withPort(plugintest.SizedPod("p", "", ""), "", v1.ProtocolTCP, 8080), existing: withPort(plugintest.SizedPod("e", "", ""), "", v1.ProtocolTCP, 9090), want: framework.Success},
+		{name: "taken port", pod: withPort(plugintest.SizedPod("p", "", ""), "", v1.ProtocolTCP, 8080), existing: withPort(plugintest.SizedPod("e", "", ""), "", "", 8080), want: framework.Unschedulable},
+		{name: "other protocol", pod: withPort(plugintest.SizedPod("p", "", ""), "", v1.ProtocolUDP, 8080), existing: withPort(plugintest.SizedPod("e", "", ""), "", v1.ProtocolTCP, 8080), want: framework.Success},
+		{name: "different specific IPs", pod: withPort(plugintest.SizedPod("p", "", ""), "10.0.0.1", v1.ProtocolTCP, 8080), existing: withPort(plugintest.SizedPod("e", "", ""), "10.0.0.2", v1.ProtocolTCP, 8080), want: framework.Success},
+		{name: "wildcard clashes with specific", pod: withPort(plugintest.SizedPod("p", "", ""), "", v1.ProtocolTCP, 8080), existing: withPort(plugintest.SizedPod("e", "", ""), "10.0.0.2", v1.ProtocolTCP, 8080), want: framework.Unschedulable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var pods []*v1.Pod
 			if tt.existing != nil {
-				pods = append(pods, schedtest.OnNode(tt.existing, "n1"))
+				pods = append(pods, plugintest.OnNode(tt.existing, "n1"))
 			}
-			ni := schedtest.NodeInfos(schedtest.NewHandle("1.36", nil).Feats, []*v1.Node{schedtest.Node("n1", "1", "1Gi", 10)}, pods...)[0]
+			ni := plugintest.NodeInfos(plugintest.NewVersionHandle("1.36", nil).Feats, []*v1.Node{plugintest.SizedNode("n1", "1", "1Gi", 10)}, pods...)[0]
 			pl := New(nil).(*NodePorts)
 			cs := framework.NewCycleState()
 			pi := framework.NewPodInfo(tt.pod, true)

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 // TestFitScoreIgnoresIncomingPodLevelRequests: upstream's LeastAllocated
@@ -16,7 +16,7 @@ import (
 // and the bound pods use the pod-level ones.
 func TestFitScoreIgnoresIncomingPodLevelRequests(t *testing.T) {
 	podLevel := func(name, cpu, mem string) *v1.Pod {
-		p := schedtest.Pod(name, "120m", "342Mi")
+		p := plugintest.SizedPod(name, "120m", "342Mi")
 		p.Spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{
 			v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(mem)}}
 		return p
@@ -28,19 +28,19 @@ func TestFitScoreIgnoresIncomingPodLevelRequests(t *testing.T) {
 		want     int64
 	}{
 		// 16 cpu / 16Gi node, 50m + 436Mi bound: (98 + 95) / 2 with 120m + 342Mi.
-		{"pod-level incoming", podLevel("p", "1", "1Gi"), []*v1.Pod{schedtest.Pod("e", "50m", "436Mi")}, 96},
-		{"containers only", schedtest.Pod("p", "120m", "342Mi"), []*v1.Pod{schedtest.Pod("e", "50m", "436Mi")}, 96},
+		{"pod-level incoming", podLevel("p", "1", "1Gi"), []*v1.Pod{plugintest.SizedPod("e", "50m", "436Mi")}, 96},
+		{"containers only", plugintest.SizedPod("p", "120m", "342Mi"), []*v1.Pod{plugintest.SizedPod("e", "50m", "436Mi")}, 96},
 		// A bound pod's pod-level requests do count: (74 + 72) / 2 with 4 cpu + 4Gi bound.
-		{"pod-level bound", schedtest.Pod("p", "120m", "342Mi"), []*v1.Pod{podLevel("e", "4", "4Gi")}, 73},
+		{"pod-level bound", plugintest.SizedPod("p", "120m", "342Mi"), []*v1.Pod{podLevel("e", "4", "4Gi")}, 73},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := schedtest.NewHandle("1.36", nil)
+			h := plugintest.NewVersionHandle("1.36", nil)
 			var bound []*v1.Pod
 			for _, e := range tt.existing {
-				bound = append(bound, schedtest.OnNode(e, "n"))
+				bound = append(bound, plugintest.OnNode(e, "n"))
 			}
-			nis := schedtest.NodeInfos(h.Feats, []*v1.Node{schedtest.Node("n", "16", "16Gi", 110)}, bound...)
+			nis := plugintest.NodeInfos(h.Feats, []*v1.Node{plugintest.SizedNode("n", "16", "16Gi", 110)}, bound...)
 			pi := framework.NewPodInfo(tt.pod, true)
 			fit := NewFit(h).(*Fit)
 			cs := framework.NewCycleState()

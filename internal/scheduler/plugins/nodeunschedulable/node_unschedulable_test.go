@@ -6,7 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func TestFilter(t *testing.T) {
@@ -23,9 +23,9 @@ func TestFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := schedtest.Node("n1", "1", "1Gi", 10)
+			n := plugintest.SizedNode("n1", "1", "1Gi", 10)
 			n.Spec.Unschedulable = tt.cordoned
-			p := schedtest.Pod("p", "", "")
+			p := plugintest.SizedPod("p", "", "")
 			p.Spec.Tolerations = tt.tolerations
 			st := New(nil).(framework.FilterPlugin).Filter(framework.NewCycleState(), framework.NewPodInfo(p, true), framework.NewNodeInfo(n))
 			if st.Code() != tt.want {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func TestLess(t *testing.T) {
@@ -25,16 +25,16 @@ func TestLess(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := schedtest.WithPriority(schedtest.Pod("a", "", ""), tt.p1)
-			b := schedtest.WithPriority(schedtest.Pod("b", "", ""), tt.p2)
+			a := plugintest.WithPriority(plugintest.SizedPod("a", "", ""), tt.p1)
+			b := plugintest.WithPriority(plugintest.SizedPod("b", "", ""), tt.p2)
 			if got := (&PrioritySort{}).Less(a, tt.ts1, b, tt.ts2); got != tt.want {
 				t.Fatalf("Less = %v", got)
 			}
 		})
 	}
 	// nil priority counts as 0.
-	a := schedtest.Pod("a", "", "")
-	b := schedtest.WithPriority(schedtest.Pod("b", "", ""), 1)
+	a := plugintest.SizedPod("a", "", "")
+	b := plugintest.WithPriority(plugintest.SizedPod("b", "", ""), 1)
 	if (&PrioritySort{}).Less(a, t0, b, t1) {
 		t.Fatal("nil priority sorted before priority 1")
 	}

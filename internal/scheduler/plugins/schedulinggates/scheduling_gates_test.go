@@ -6,7 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func TestPreEnqueue(t *testing.T) {
@@ -21,7 +21,7 @@ func TestPreEnqueue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := schedtest.Pod("p", "", "")
+			p := plugintest.SizedPod("p", "", "")
 			p.Spec.SchedulingGates = tt.gates
 			st := New(nil).(*SchedulingGates).PreEnqueue(p)
 			if st.Code() != tt.want || st.Message() != tt.msg {

@@ -6,7 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
-	"github.com/berth-sim/berth/internal/scheduler/schedtest"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
 func TestFilter(t *testing.T) {
@@ -34,10 +34,10 @@ func TestFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := schedtest.WithTaints(schedtest.Node("n1", "1", "1Gi", 10), tt.taints...)
-			p := schedtest.Pod("p", "", "")
+			n := plugintest.WithTaints(plugintest.SizedNode("n1", "1", "1Gi", 10), tt.taints...)
+			p := plugintest.SizedPod("p", "", "")
 			p.Spec.Tolerations = tt.tolerations
-			pl := New(schedtest.NewHandle(tt.version, nil)).(*TaintToleration)
+			pl := New(plugintest.NewVersionHandle(tt.version, nil)).(*TaintToleration)
 			st := pl.Filter(framework.NewCycleState(), framework.NewPodInfo(p, true), framework.NewNodeInfo(n))
 			if st.Code() != tt.wantCode || st.Message() != tt.wantMsg {
 				t.Fatalf("got %v %q, want %v %q", st.Code(), st.Message(), tt.wantCode, tt.wantMsg)
@@ -64,13 +64,13 @@ func TestScore(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var nodes []*v1.Node
 			for i, ts := range tt.nodeTaints {
-				nodes = append(nodes, schedtest.WithTaints(schedtest.Node(string(rune('a'+i)), "1", "1Gi", 10), ts...))
+				nodes = append(nodes, plugintest.WithTaints(plugintest.SizedNode(string(rune('a'+i)), "1", "1Gi", 10), ts...))
 			}
-			nis := schedtest.NodeInfos(schedtest.NewHandle("1.36", nil).Feats, nodes)
-			p := schedtest.Pod("p", "", "")
+			nis := plugintest.NodeInfos(plugintest.NewVersionHandle("1.36", nil).Feats, nodes)
+			p := plugintest.SizedPod("p", "", "")
 			p.Spec.Tolerations = tt.tolerations
 			pi := framework.NewPodInfo(p, true)
-			pl := New(schedtest.NewHandle("1.36", nis)).(*TaintToleration)
+			pl := New(plugintest.NewVersionHandle("1.36", nis)).(*TaintToleration)
 			cs := framework.NewCycleState()
 			if st := pl.PreScore(cs, pi, nis); !st.IsSuccess() {
 				t.Fatal(st.Message())
