@@ -11,6 +11,7 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/garbagecollector"
 	"github.com/berth-sim/berth/internal/controllers/job"
 	"github.com/berth-sim/berth/internal/controllers/kubelet"
+	"github.com/berth-sim/berth/internal/controllers/nodelifecycle"
 	"github.com/berth-sim/berth/internal/controllers/replicaset"
 	"github.com/berth-sim/berth/internal/controllers/statefulset"
 	"github.com/berth-sim/berth/internal/controllers/tainteviction"
@@ -47,6 +48,7 @@ func Controllers(s *cluster.State) []sim.Controller {
 		volume.New(),
 		scheduler.New(),
 		kubelet.NewWithIPAllocator(podIPs),
+		nodelifecycle.New(),
 		tainteviction.New(),
 		disruption.New(),
 	}

@@ -97,6 +97,11 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		if !ok {
 			continue // no kubelet to run it: the pod stays Pending
 		}
+		if !nodeReporting(node) {
+			// The kubelet is not posting status (the node lifecycle
+			// controller owns the pod's Ready condition meanwhile).
+			continue
+		}
 		ch, err := syncPod(s, nodes, p, node)
 		if err != nil {
 			return changed, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
@@ -449,6 +454,19 @@ func podRef(pod *corev1.Pod, container string) corev1.ObjectReference {
 		ref.FieldPath = fmt.Sprintf("spec.containers{%s}", container)
 	}
 	return ref
+}
+
+// nodeReporting is false while the node's Ready condition is False or
+// Unknown: the kubelet's status updates stop, so it neither starts pods nor
+// turns them Ready again behind the node lifecycle controller's back. A node
+// without a Ready condition is taken as reporting.
+func nodeReporting(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return true
 }
 
 func nodeInternalIP(node *corev1.Node) string {

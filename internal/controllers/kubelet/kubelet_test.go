@@ -187,3 +187,59 @@ func TestContainerMessagesByVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestNotReadyNodeDoesNotRunPods(t *testing.T) {
+	cases := []struct {
+		name      string
+		ready     *corev1.ConditionStatus // nil: the node has no Ready condition
+		wantStart bool
+	}{
+		{name: "ready", ready: ptrStatus(corev1.ConditionTrue), wantStart: true},
+		{name: "no Ready condition", wantStart: true},
+		{name: "not ready", ready: ptrStatus(corev1.ConditionFalse)},
+		{name: "unknown", ready: ptrStatus(corev1.ConditionUnknown)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := controllertest.NewState()
+			node := controllertest.AddNode(s, "n1", "2", "4Gi", nil)
+			node.Status.Conditions = nil
+			if c.ready != nil {
+				node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: *c.ready}}
+			}
+			pod := boundPod(s, "a", "n1", "100m")
+			if err := sim.Settle(s, []sim.Controller{New()}, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			if started := pod.Status.StartTime != nil; started != c.wantStart {
+				t.Fatalf("started = %v, want %v: %+v", started, c.wantStart, pod.Status)
+			}
+			if c.wantStart && !controllerutil.IsPodReady(pod) {
+				t.Fatalf("pod not ready: %+v", pod.Status.Conditions)
+			}
+		})
+	}
+}
+
+// A pod whose Ready condition was turned False while its node is not Ready
+// is not turned back by the kubelet.
+func TestNotReadyNodeKeepsPodNotReady(t *testing.T) {
+	s := controllertest.NewState()
+	node := controllertest.AddNode(s, "n1", "2", "4Gi", nil)
+	pod := boundPod(s, "a", "n1", "100m")
+	ctrls := []sim.Controller{New()}
+	if err := sim.Settle(s, ctrls, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	node.Status.Conditions[0].Status = corev1.ConditionUnknown
+	controllerutil.GetPodCondition(&pod.Status, corev1.PodReady).Status = corev1.ConditionFalse
+	rv := pod.ResourceVersion
+	if err := sim.Advance(s, ctrls, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if controllerutil.IsPodReady(pod) || pod.ResourceVersion != rv {
+		t.Fatalf("kubelet touched the pod: rv %s -> %s, %+v", rv, pod.ResourceVersion, pod.Status.Conditions)
+	}
+}
+
+func ptrStatus(s corev1.ConditionStatus) *corev1.ConditionStatus { return &s }
