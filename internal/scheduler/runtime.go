@@ -11,9 +11,14 @@ import (
 // one pod template, per node: by snapshot position, or by name for nodes
 // outside the snapshot list (preemption's copies). A nil status means passed.
 type staticVerdicts struct {
-	done   []bool
-	byPos  []*framework.Status
-	byName map[string]*framework.Status
+	// classOf (nil: per node) maps a snapshot position to its node class;
+	// set when the template's verdict cannot depend on the node's name.
+	classOf   []int32
+	classDone []bool
+	byClass   []*framework.Status
+	done      []bool
+	byPos     []*framework.Status
+	byName    map[string]*framework.Status
 }
 
 func newStaticVerdicts(n int) *staticVerdicts {
@@ -86,7 +91,15 @@ func (fw *Framework) runFilterPlugins(state *framework.CycleState, pod *framewor
 	from := 0
 	if cache != nil && fw.staticFilters > 0 {
 		var st *framework.Status
-		if pos >= 0 && pos < len(cache.done) {
+		if pos >= 0 && pos < len(cache.classOf) {
+			c := cache.classOf[pos]
+			if cache.classDone[c] {
+				st = cache.byClass[c]
+			} else {
+				st = fw.runFilterRange(state, pod, ni, skip, 0, fw.staticFilters)
+				cache.classDone[c], cache.byClass[c] = true, st
+			}
+		} else if pos >= 0 && pos < len(cache.done) {
 			if cache.done[pos] {
 				st = cache.byPos[pos]
 			} else {

@@ -32,6 +32,10 @@ type Snapshot struct {
 	// claims counts the pods using each claim "namespace/name" (built on
 	// first use, then kept in step).
 	claims map[string]int
+	// classOf numbers each node's class for static Filter verdicts
+	// (nodeclass.go); nil until first used.
+	classOf    []int32
+	numClasses int
 }
 
 // snapshotIDs numbers snapshots; ids only identify, they decide nothing.

@@ -1,0 +1,109 @@
+package scheduler
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Static Filter verdicts depend on a node only through its name, labels,
+// taints and unschedulable flag. Nodes that agree on everything but their
+// name and hostname label form a class; for a pod template that reads
+// neither, one verdict per class stands for every node in it.
+
+// noNodeClasses turns the class cache off (tests compare against it).
+var noNodeClasses bool
+
+// nodeClassKey is what static filters can see of n, hostname excluded.
+func nodeClassKey(n *v1.Node) string {
+	if n == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(strconv.FormatBool(n.Spec.Unschedulable))
+	b.WriteByte(0)
+	for _, t := range n.Spec.Taints {
+		b.WriteString(t.Key)
+		b.WriteByte(1)
+		b.WriteString(t.Value)
+		b.WriteByte(1)
+		b.WriteString(string(t.Effect))
+		b.WriteByte(1)
+		if t.TimeAdded != nil {
+			b.WriteString(t.TimeAdded.UTC().String())
+		}
+		b.WriteByte(2)
+	}
+	b.WriteByte(0)
+	keys := make([]string, 0, len(n.Labels))
+	for k := range n.Labels {
+		if k != v1.LabelHostname {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte(1)
+		b.WriteString(n.Labels[k])
+		b.WriteByte(2)
+	}
+	return b.String()
+}
+
+// nodeClasses numbers the snapshot's nodes by class (built on first use;
+// nodes do not change within a Sync). Nodes without a Node object each get
+// their own class.
+func (sn *Snapshot) nodeClasses() ([]int32, int) {
+	if sn.classOf != nil || len(sn.nodes) == 0 {
+		return sn.classOf, sn.numClasses
+	}
+	ids := map[string]int32{}
+	classOf := make([]int32, len(sn.nodes))
+	for i, ni := range sn.nodes {
+		if ni.Node == nil {
+			classOf[i] = int32(len(ids))
+			ids["\xff"+strconv.Itoa(i)] = classOf[i]
+			continue
+		}
+		k := nodeClassKey(ni.Node)
+		id, ok := ids[k]
+		if !ok {
+			id = int32(len(ids))
+			ids[k] = id
+		}
+		classOf[i] = id
+	}
+	sn.classOf, sn.numClasses = classOf, len(ids)
+	return classOf, sn.numClasses
+}
+
+// classBlind tells whether the static filters' verdict for pod cannot
+// depend on a node's name or hostname label: no nodeName, no matchFields,
+// no hostname key in the node selector or required node affinity.
+func classBlind(pod *v1.Pod) bool {
+	if pod.Spec.NodeName != "" {
+		return false
+	}
+	if _, ok := pod.Spec.NodeSelector[v1.LabelHostname]; ok {
+		return false
+	}
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return true
+	}
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		if len(term.MatchFields) > 0 {
+			return false
+		}
+		for _, r := range term.MatchExpressions {
+			if r.Key == v1.LabelHostname || r.Key == metav1.ObjectNameField {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,207 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
+)
+
+func TestNodeClassKey(t *testing.T) {
+	base := func(name string) *v1.Node {
+		n := plugintest.SizedNode(name, "4", "8Gi", 110)
+		n.Labels[v1.LabelHostname] = name
+		n.Labels[v1.LabelTopologyZone] = "a"
+		return n
+	}
+	tainted := base("t")
+	tainted.Spec.Taints = []v1.Taint{taint("k", "v", v1.TaintEffectNoSchedule)}
+	cordoned := base("c")
+	cordoned.Spec.Unschedulable = true
+	zoneB := base("z")
+	zoneB.Labels[v1.LabelTopologyZone] = "b"
+	extra := base("e")
+	extra.Labels["pool"] = "x"
+	tests := []struct {
+		name string
+		node *v1.Node
+		same bool
+	}{
+		{"only name and hostname differ", base("other"), true},
+		{"taint", tainted, false},
+		{"unschedulable", cordoned, false},
+		{"label value", zoneB, false},
+		{"extra label", extra, false},
+	}
+	ref := nodeClassKey(base("ref"))
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := nodeClassKey(tc.node) == ref; got != tc.same {
+				t.Errorf("same class = %v, want %v", got, tc.same)
+			}
+		})
+	}
+}
+
+func TestClassBlind(t *testing.T) {
+	withRequired := func(req v1.NodeSelectorRequirement, fields bool) *v1.Pod {
+		p := plugintest.SizedPod("p", "1", "1Gi")
+		term := v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{req}}
+		if fields {
+			term = v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{req}}
+		}
+		p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{term}}}}
+		return p
+	}
+	zoneIn := v1.NodeSelectorRequirement{Key: v1.LabelTopologyZone, Operator: v1.NodeSelectorOpIn, Values: []string{"a"}}
+	hostIn := v1.NodeSelectorRequirement{Key: v1.LabelHostname, Operator: v1.NodeSelectorOpIn, Values: []string{"n1"}}
+	nameIn := v1.NodeSelectorRequirement{Key: metav1.ObjectNameField, Operator: v1.NodeSelectorOpIn, Values: []string{"n1"}}
+	named := plugintest.SizedPod("p", "1", "1Gi")
+	named.Spec.NodeName = "n1"
+	hostSel := plugintest.SizedPod("p", "1", "1Gi")
+	hostSel.Spec.NodeSelector = map[string]string{v1.LabelHostname: "n1"}
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		want bool
+	}{
+		{"plain", plugintest.SizedPod("p", "1", "1Gi"), true},
+		{"zone affinity", withRequired(zoneIn, false), true},
+		{"hostname affinity", withRequired(hostIn, false), false},
+		{"matchFields", withRequired(nameIn, true), false},
+		{"nodeName", named, false},
+		{"hostname selector", hostSel, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := classBlind(tc.pod); got != tc.want {
+				t.Errorf("classBlind = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// classScenario: nodes in a few classes (zones, taints, cordons) and pods
+// whose static verdicts differ by class, some unschedulable.
+func classScenario() *cluster.State {
+	var nodes []*v1.Node
+	for i := 0; i < 24; i++ {
+		n := plugintest.SizedNode(fmt.Sprintf("n%02d", i), "2", "4Gi", 110)
+		n.Labels[v1.LabelHostname] = n.Name
+		n.Labels[v1.LabelTopologyZone] = []string{"a", "b", "c"}[i%3]
+		switch i % 4 {
+		case 1:
+			n.Spec.Taints = []v1.Taint{taint("gpu", "true", v1.TaintEffectNoSchedule)}
+		case 2:
+			n.Spec.Unschedulable = i%8 == 2
+		}
+		nodes = append(nodes, n)
+	}
+	var pods []*v1.Pod
+	for i := 0; i < 30; i++ {
+		p := plugintest.SizedPod(fmt.Sprintf("p%02d", i), "700m", "1Gi")
+		p.UID = types.UID(p.Name)
+		switch i % 5 {
+		case 1:
+			p.Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: "b"}
+		case 2:
+			p.Spec.Tolerations = []v1.Toleration{{Key: "gpu", Operator: v1.TolerationOpExists}}
+		case 3:
+			p.Spec.NodeSelector = map[string]string{v1.LabelHostname: "n05"}
+		case 4:
+			p.Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: "z"}
+		}
+		pods = append(pods, p)
+	}
+	return newState("1.36", nodes, pods...)
+}
+
+// diagnosisText renders every pod's outcome and per-node statuses.
+func diagnosisText(sc *Scheduler, s *cluster.State) string {
+	var b strings.Builder
+	for _, key := range cluster.SortedKeys(s.Pods) {
+		d := sc.LastDiagnosis(key)
+		if d == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "%s -> %q %q\n", key, d.SelectedNode, d.Message)
+		var names []string
+		for n := range d.NodeToStatus.Statuses {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			st := d.NodeToStatus.Statuses[n]
+			fmt.Fprintf(&b, "  %s %s %d %v\n", n, st.Plugin(), st.Code(), st.Reasons())
+		}
+	}
+	return b.String()
+}
+
+// TestNodeClassesMatchPerNodeVerdicts: with the class cache the whole
+// diagnosis (outcomes, messages, every node's status) is what per-node
+// evaluation gives.
+func TestNodeClassesMatchPerNodeVerdicts(t *testing.T) {
+	run := func(off bool) string {
+		noNodeClasses = off
+		defer func() { noNodeClasses = false }()
+		s := classScenario()
+		sc := New()
+		sc.RecordScores = true
+		sc.PercentageOfNodesToScore = 100
+		if _, err := sc.Sync(s); err != nil {
+			t.Fatal(err)
+		}
+		return diagnosisText(sc, s)
+	}
+	want, got := run(true), run(false)
+	if got != want {
+		t.Errorf("class cache changed the diagnosis:\n got %s\nwant %s", got, want)
+	}
+	if !strings.Contains(want, "untolerated") || !strings.Contains(want, "unschedulable") {
+		t.Errorf("scenario does not exercise taints and cordons:\n%s", want)
+	}
+}
+
+// TestNodeClassesRebuiltPerSync: a label change between Syncs is seen (the
+// classes and verdicts belong to one snapshot).
+func TestNodeClassesRebuiltPerSync(t *testing.T) {
+	nodes := []*v1.Node{plugintest.SizedNode("n1", "2", "4Gi", 110), plugintest.SizedNode("n2", "2", "4Gi", 110)}
+	p := plugintest.SizedPod("p", "1", "1Gi")
+	p.UID = types.UID(p.Name)
+	p.Spec.NodeSelector = map[string]string{"pool": "x"}
+	s := newState("1.36", nodes, p)
+	sc := New()
+	if _, err := sc.Sync(s); err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec.NodeName != "" {
+		t.Fatalf("scheduled to %s before any node matched", p.Spec.NodeName)
+	}
+	sn := sc.handle.snap
+	if _, n := sn.nodeClasses(); n != 1 {
+		t.Fatalf("classes = %d, want 1", n)
+	}
+	s.Nodes["n2"].Labels["pool"] = "x"
+	s.NoteChange()
+	s.Now = s.Now.Add(10 * 60e9)
+	for i := 0; i < 3 && p.Spec.NodeName == ""; i++ {
+		if _, err := sc.Sync(s); err != nil {
+			t.Fatal(err)
+		}
+		s.Now = s.Now.Add(10 * 60e9)
+	}
+	if p.Spec.NodeName != "n2" {
+		t.Errorf("pod on %q after the label change, want n2", p.Spec.NodeName)
+	}
+	if _, n := sc.handle.snap.nodeClasses(); n != 2 {
+		t.Errorf("classes after change = %d, want 2", n)
+	}
+}
