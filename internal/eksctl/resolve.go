@@ -1,6 +1,7 @@
 package eksctl
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -259,14 +260,55 @@ func (c *ClusterConfig) resolveBase(path string, ng *NodeGroupBase, v version.Ve
 	return g, nil
 }
 
-// managedScaling is eksctl's ValidateManagedNodeGroup sizing: missing values
-// are derived from the others, and a max of 0 becomes DefaultMaxSize.
+// scalingRules are the parts of eksctl's node-group sizing that differ between
+// managed groups (ValidateManagedNodeGroup) and self-managed ones (the
+// CloudFormation builder, pkg/cfn/builder/nodegroup.go): the error texts, and
+// whether a derived max of 0 becomes DefaultMaxSize.
+type scalingRules struct {
+	desiredBelowMin, desiredAboveMax, maxBelowMin func(min, desired, max int) string
+	zeroMaxDefaults                               bool
+}
+
+var managedRules = scalingRules{
+	desiredBelowMin: func(min, desired, _ int) string {
+		return fmt.Sprintf("cannot use --nodes-min=%d and --nodes=%d at the same time", min, desired)
+	},
+	desiredAboveMax: func(_, desired, max int) string {
+		return fmt.Sprintf("cannot use --nodes-max=%d and --nodes=%d at the same time", max, desired)
+	},
+	maxBelowMin: func(min, _, max int) string {
+		return fmt.Sprintf("cannot use --nodes-min=%d and --nodes-max=%d at the same time", min, max)
+	},
+	zeroMaxDefaults: true,
+}
+
+var selfManagedRules = scalingRules{
+	desiredBelowMin: func(min, desired, _ int) string {
+		return fmt.Sprintf("--nodes value (%d) cannot be lower than --nodes-min value (%d)", desired, min)
+	},
+	desiredAboveMax: func(_, desired, max int) string {
+		return fmt.Sprintf("--nodes value (%d) cannot be greater than --nodes-max value (%d)", desired, max)
+	},
+	maxBelowMin: func(min, _, max int) string {
+		return fmt.Sprintf("--nodes-min value (%d) cannot be greater than --nodes-max value (%d)", min, max)
+	},
+}
+
 func managedScaling(minP, maxP, desiredP *int) (min, max, desired int, err error) {
+	return managedRules.resolve(minP, maxP, desiredP)
+}
+
+func selfManagedScaling(minP, maxP, desiredP *int) (min, max, desired int, err error) {
+	return selfManagedRules.resolve(minP, maxP, desiredP)
+}
+
+// resolve derives missing sizes from the others, as eksctl does.
+func (r scalingRules) resolve(minP, maxP, desiredP *int) (min, max, desired int, err error) {
 	switch {
 	case minP != nil:
 		min = *minP
 		if desiredP != nil && *desiredP < min {
-			return 0, 0, 0, fmt.Errorf("cannot use --nodes-min=%d and --nodes=%d at the same time", min, *desiredP)
+			return 0, 0, 0, errors.New(r.desiredBelowMin(min, *desiredP, 0))
 		}
 	case desiredP != nil:
 		min = *desiredP
@@ -279,51 +321,13 @@ func managedScaling(minP, maxP, desiredP *int) (min, max, desired int, err error
 		if desiredP != nil {
 			max = *desiredP
 		}
-		if max == 0 {
+		if max == 0 && r.zeroMaxDefaults {
 			max = DefaultMaxSize
 		}
 	case desiredP != nil && *desiredP > *maxP:
-		return 0, 0, 0, fmt.Errorf("cannot use --nodes-max=%d and --nodes=%d at the same time", *maxP, *desiredP)
+		return 0, 0, 0, errors.New(r.desiredAboveMax(min, *desiredP, *maxP))
 	case *maxP < min:
-		return 0, 0, 0, fmt.Errorf("cannot use --nodes-min=%d and --nodes-max=%d at the same time", min, *maxP)
-	default:
-		max = *maxP
-	}
-	desired = min
-	if desiredP != nil {
-		desired = *desiredP
-	}
-	if min < 0 || desired < 0 {
-		return 0, 0, 0, fmt.Errorf("minSize and desiredCapacity cannot be negative (minSize=%d, desiredCapacity=%d)", min, desired)
-	}
-	return min, max, desired, nil
-}
-
-// selfManagedScaling is the sizing eksctl's CloudFormation builder applies to
-// self-managed groups (pkg/cfn/builder/nodegroup.go); unlike managed groups a
-// max of 0 stays 0.
-func selfManagedScaling(minP, maxP, desiredP *int) (min, max, desired int, err error) {
-	switch {
-	case minP != nil:
-		min = *minP
-		if desiredP != nil && *desiredP < min {
-			return 0, 0, 0, fmt.Errorf("--nodes value (%d) cannot be lower than --nodes-min value (%d)", *desiredP, min)
-		}
-	case desiredP != nil:
-		min = *desiredP
-	default:
-		min = DefaultNodeCount
-	}
-	switch {
-	case maxP == nil:
-		max = min
-		if desiredP != nil {
-			max = *desiredP
-		}
-	case desiredP != nil && *desiredP > *maxP:
-		return 0, 0, 0, fmt.Errorf("--nodes value (%d) cannot be greater than --nodes-max value (%d)", *desiredP, *maxP)
-	case *maxP < min:
-		return 0, 0, 0, fmt.Errorf("--nodes-min value (%d) cannot be greater than --nodes-max value (%d)", min, *maxP)
+		return 0, 0, 0, errors.New(r.maxBelowMin(min, 0, *maxP))
 	default:
 		max = *maxP
 	}
