@@ -27,40 +27,20 @@ func YAML(sc *scenario.Scenario) ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s name=%s kubernetesVersion=%s percentageOfNodesToScore=%d\n",
 		headerPrefix, sc.Name, sc.KubernetesVersion, sc.PercentageOfNodesToScore)
+	// Kinds in the order a cluster needs them: namespaces and classes before
+	// what uses them, bound pods before pending ones.
 	var objs []any
-	for _, o := range sc.Namespaces {
-		objs = append(objs, o)
-	}
-	for _, o := range sc.PriorityClasses {
-		objs = append(objs, o)
-	}
-	for _, o := range sc.Nodes {
-		objs = append(objs, o)
-	}
-	for _, o := range sc.StorageClasses {
-		objs = append(objs, o)
-	}
-	for _, o := range sc.PersistentVolumes {
-		objs = append(objs, o)
-	}
-	for _, o := range sc.PersistentVolumeClaims {
-		objs = append(objs, o)
-	}
-	for _, o := range sc.CSINodes {
-		objs = append(objs, o)
-	}
-	for _, o := range sc.Services {
-		objs = append(objs, o)
-	}
-	for _, o := range sc.ReplicaSets {
-		objs = append(objs, o)
-	}
-	for _, o := range sc.Existing {
-		objs = append(objs, o)
-	}
-	for _, o := range sc.Pending {
-		objs = append(objs, o)
-	}
+	objs = appendAll(objs, sc.Namespaces)
+	objs = appendAll(objs, sc.PriorityClasses)
+	objs = appendAll(objs, sc.Nodes)
+	objs = appendAll(objs, sc.StorageClasses)
+	objs = appendAll(objs, sc.PersistentVolumes)
+	objs = appendAll(objs, sc.PersistentVolumeClaims)
+	objs = appendAll(objs, sc.CSINodes)
+	objs = appendAll(objs, sc.Services)
+	objs = appendAll(objs, sc.ReplicaSets)
+	objs = appendAll(objs, sc.Existing)
+	objs = appendAll(objs, sc.Pending)
 	for _, o := range objs {
 		data, err := yaml.Marshal(o)
 		if err != nil {
@@ -179,4 +159,11 @@ func appendDoc[T object](list []*T, doc string) ([]*T, error) {
 		return list, err
 	}
 	return append(list, o), nil
+}
+
+func appendAll[T any](out []any, items []T) []any {
+	for _, o := range items {
+		out = append(out, o)
+	}
+	return out
 }
