@@ -49,19 +49,9 @@ func (c *Controller) Name() string { return Name }
 
 // Sync reconciles every DaemonSet, in key order.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	changed := false
-	for _, key := range cluster.SortedKeys(s.DaemonSets) {
-		ds := s.DaemonSets[key]
-		if ds.DeletionTimestamp != nil {
-			continue
-		}
-		ch, err := syncDaemonSet(s, ds)
-		if err != nil {
-			return changed, fmt.Errorf("daemonset %s: %w", key, err)
-		}
-		changed = changed || ch
-	}
-	return changed, nil
+	return controllerutil.SyncEach(s.DaemonSets, "DaemonSet", func(ds *appsv1.DaemonSet) (bool, error) {
+		return syncDaemonSet(s, ds)
+	})
 }
 
 func syncDaemonSet(s *cluster.State, ds *appsv1.DaemonSet) (bool, error) {

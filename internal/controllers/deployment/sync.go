@@ -37,19 +37,11 @@ func (c *Controller) Name() string { return Name }
 // Sync reconciles every Deployment in key order. A deployment's sync is
 // repeated by the sim loop until nothing changes, as the work queue would.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	changed := false
-	for _, key := range cluster.SortedKeys(s.Deployments) {
-		d := s.Deployments[key]
-		if d.DeletionTimestamp != nil {
-			continue
-		}
+	return controllerutil.SyncEach(s.Deployments, "Deployment", func(d *appsv1.Deployment) (bool, error) {
 		before := s.ResourceVersion
-		if err := syncDeployment(s, d); err != nil {
-			return changed, fmt.Errorf("deployment %s: %w", key, err)
-		}
-		changed = changed || s.ResourceVersion != before
-	}
-	return changed, nil
+		err := syncDeployment(s, d)
+		return s.ResourceVersion != before, err
+	})
 }
 
 func syncDeployment(s *cluster.State, d *appsv1.Deployment) error {

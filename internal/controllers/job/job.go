@@ -7,7 +7,6 @@
 package job
 
 import (
-	"fmt"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -52,19 +51,12 @@ func (c *Controller) Name() string { return Name }
 
 // Sync reconciles every unfinished Job, in key order.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	changed := false
-	for _, key := range cluster.SortedKeys(s.Jobs) {
-		job := s.Jobs[key]
-		if job.DeletionTimestamp != nil || finished(job) {
-			continue
+	return controllerutil.SyncEach(s.Jobs, "Job", func(job *batchv1.Job) (bool, error) {
+		if finished(job) {
+			return false, nil
 		}
-		ch, err := syncJob(s, job)
-		if err != nil {
-			return changed, fmt.Errorf("job %s: %w", key, err)
-		}
-		changed = changed || ch
-	}
-	return changed, nil
+		return syncJob(s, job)
+	})
 }
 
 func finished(job *batchv1.Job) bool {

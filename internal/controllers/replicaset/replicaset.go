@@ -5,7 +5,6 @@
 package replicaset
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/berth-sim/berth/internal/admission"
@@ -45,20 +44,10 @@ func (c *Controller) Name() string { return Name }
 
 // Sync reconciles every ReplicaSet, in key order.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	changed := false
 	ix := &podIndex{s: s, dirty: true}
-	for _, key := range cluster.SortedKeys(s.ReplicaSets) {
-		rs := s.ReplicaSets[key]
-		if rs.DeletionTimestamp != nil {
-			continue
-		}
-		ch, err := syncReplicaSet(s, ix, rs)
-		if err != nil {
-			return changed, fmt.Errorf("replicaset %s: %w", key, err)
-		}
-		changed = changed || ch
-	}
-	return changed, nil
+	return controllerutil.SyncEach(s.ReplicaSets, "ReplicaSet", func(rs *appsv1.ReplicaSet) (bool, error) {
+		return syncReplicaSet(s, ix, rs)
+	})
 }
 
 func syncReplicaSet(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) (bool, error) {

@@ -44,17 +44,11 @@ func (c *Controller) Name() string { return Name }
 // Sync reconciles every StatefulSet in key order, then deletes claims whose
 // owning set is gone under whenDeleted: Delete (the garbage collector's part).
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	changed := false
-	for _, key := range cluster.SortedKeys(s.StatefulSets) {
-		set := s.StatefulSets[key]
-		if set.DeletionTimestamp != nil {
-			continue
-		}
-		ch, err := syncSet(s, set)
-		if err != nil {
-			return changed, fmt.Errorf("statefulset %s: %w", key, err)
-		}
-		changed = changed || ch
+	changed, err := controllerutil.SyncEach(s.StatefulSets, "StatefulSet", func(set *appsv1.StatefulSet) (bool, error) {
+		return syncSet(s, set)
+	})
+	if err != nil {
+		return changed, err
 	}
 	return collectClaims(s) || changed, nil
 }

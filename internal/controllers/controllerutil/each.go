@@ -1,0 +1,29 @@
+package controllerutil
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-sim/berth/internal/cluster"
+)
+
+// SyncEach runs sync on every object of a workload map in key order, skipping
+// objects being deleted, as a controller's work queue drains. It reports
+// whether any sync changed something; the first error names the object.
+func SyncEach[T metav1.Object](objects map[string]T, kind string, sync func(T) (bool, error)) (bool, error) {
+	changed := false
+	for _, key := range cluster.SortedKeys(objects) {
+		obj := objects[key]
+		if obj.GetDeletionTimestamp() != nil {
+			continue
+		}
+		ch, err := sync(obj)
+		if err != nil {
+			return changed, fmt.Errorf("%s %s: %w", strings.ToLower(kind), key, err)
+		}
+		changed = changed || ch
+	}
+	return changed, nil
+}
