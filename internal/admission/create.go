@@ -143,6 +143,7 @@ func Create(s *cluster.State, obj runtime.Object) error {
 	m.SetUID(typesUID(s.NewUID()))
 	m.SetCreationTimestamp(metav1.NewTime(s.Now))
 	m.SetResourceVersion(s.Bump())
+	s.NoteCreated(m.GetUID())
 	setTypeMeta(obj)
 	kind := cluster.KindOf(obj)
 	if kind == nil {

@@ -7,8 +7,10 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"reflect"
 )
 
@@ -32,6 +34,8 @@ type Kind struct {
 	match  func(obj runtime.Object) bool
 	ensure func(s *State)
 	newObj func() runtime.Object
+	// eachUID visits the uid of every stored object, in no particular order.
+	eachUID func(s *State, visit func(types.UID))
 }
 
 // GroupResource is "deployments.apps", or "pods" for the core group, as API
@@ -103,6 +107,13 @@ func kind[T runtime.Object](group, version, name, resource string, namespaced, a
 		ensure: func(s *State) {
 			if m := field(s); *m == nil {
 				*m = map[string]T{}
+			}
+		},
+		eachUID: func(s *State, visit func(types.UID)) {
+			for _, obj := range *field(s) {
+				if m, ok := any(obj).(metav1.Object); ok {
+					visit(m.GetUID())
+				}
 			}
 		},
 	}

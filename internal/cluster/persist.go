@@ -49,6 +49,7 @@ func (s *State) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	s.pruneCreateRevisions()
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // FormatVersion is bumped whenever the persisted layout changes incompatibly.
@@ -69,6 +70,8 @@ type State struct {
 	ResourceVersion int64 `json:"resourceVersion"`
 	// SchedulingGeneration counts writes that may help pending pods (NoteChange).
 	SchedulingGeneration int64 `json:"schedulingGeneration"`
+	// CreateRevisions is each live object's create revision, by uid (order.go).
+	CreateRevisions map[types.UID]int64 `json:"createRevisions,omitempty"`
 
 	NodeGroups []NodeGroup `json:"nodeGroups,omitempty"`
 
@@ -109,6 +112,9 @@ type SchedulerState struct {
 	// NodeOrder is the cache's insertion order of nodes (the node tree is
 	// built from it); names of deleted nodes are removed.
 	NodeOrder []string `json:"nodeOrder,omitempty"`
+	// QueueSeq counts additions to the active queue; QueuedPod.Seq orders
+	// pods whose priority and timestamp are equal by arrival.
+	QueueSeq int64 `json:"queueSeq,omitempty"`
 }
 
 // QueuedPod is the scheduling queue's memory of one pending pod.
@@ -126,6 +132,9 @@ type QueuedPod struct {
 	// Generation is the state's SchedulingGeneration at the last attempt; a
 	// later change may make the pod schedulable.
 	Generation int64 `json:"generation"`
+	// Seq is the pod's arrival number in the queue (SchedulerState.QueueSeq
+	// when it was added or re-added): the tie-break after the timestamp.
+	Seq int64 `json:"seq,omitempty"`
 }
 
 // Timer is a future moment at which some controller has work.

@@ -168,20 +168,9 @@ func (sc *Scheduler) duePods(s *cluster.State) []pendingPod {
 		}
 	}
 	var due []pendingPod
-	for _, key := range cluster.SortedKeys(s.Pods) {
+	for _, key := range sc.arrivals(s) {
 		p := s.Pods[key]
-		if p.Spec.NodeName != "" || cluster.IsTerminal(p) || p.DeletionTimestamp != nil || !sc.responsibleFor(p) {
-			continue
-		}
 		q := queue[key]
-		if q == nil {
-			ts := p.CreationTimestamp.Time
-			if ts.IsZero() {
-				ts = s.Now
-			}
-			q = &cluster.QueuedPod{Timestamp: ts}
-			queue[key] = q
-		}
 		if sc.gated(p) {
 			continue
 		}
@@ -202,13 +191,62 @@ func (sc *Scheduler) duePods(s *cluster.State) []pendingPod {
 		due = append(due, pendingPod{key: key, pod: p, q: q})
 	}
 	less := sc.fw.queueSort
-	sort.SliceStable(due, func(i, j int) bool {
+	sort.Slice(due, func(i, j int) bool {
+		a, b := due[i], due[j]
 		if less == nil {
-			return due[i].q.Timestamp.Before(due[j].q.Timestamp)
+			if !a.q.Timestamp.Equal(b.q.Timestamp) {
+				return a.q.Timestamp.Before(b.q.Timestamp)
+			}
+		} else if less.Less(a.pod, a.q.Timestamp, b.pod, b.q.Timestamp) {
+			return true
+		} else if less.Less(b.pod, b.q.Timestamp, a.pod, a.q.Timestamp) {
+			return false
 		}
-		return less.Less(due[i].pod, due[i].q.Timestamp, due[j].pod, due[j].q.Timestamp)
+		// Equal priority and timestamp: the pod that entered the queue first,
+		// as upstream's clock would have told them apart (docs/ordering.md).
+		return a.q.Seq < b.q.Seq
 	})
 	return due
+}
+
+// arrivals returns the keys of the pending pods this scheduler is
+// responsible for, adding the ones it has not seen yet to the queue in
+// creation order (the order its informer would have delivered them).
+func (sc *Scheduler) arrivals(s *cluster.State) []string {
+	queue := s.Scheduler.Queue
+	var keys []string
+	var fresh []*v1.Pod
+	for key, p := range s.Pods {
+		if p.Spec.NodeName != "" || cluster.IsTerminal(p) || p.DeletionTimestamp != nil || !sc.responsibleFor(p) {
+			continue
+		}
+		keys = append(keys, key)
+		if queue[key] == nil {
+			fresh = append(fresh, p)
+		}
+	}
+	sort.Strings(keys)
+	sort.Slice(fresh, func(i, j int) bool {
+		ri, rj := s.CreateRevision(fresh[i].UID), s.CreateRevision(fresh[j].UID)
+		if ri != rj {
+			return ri < rj
+		}
+		return cluster.Key(fresh[i].Namespace, fresh[i].Name) < cluster.Key(fresh[j].Namespace, fresh[j].Name)
+	})
+	for _, p := range fresh {
+		ts := p.CreationTimestamp.Time
+		if ts.IsZero() {
+			ts = s.Now
+		}
+		queue[cluster.Key(p.Namespace, p.Name)] = &cluster.QueuedPod{Timestamp: ts, Seq: nextQueueSeq(s)}
+	}
+	return keys
+}
+
+// nextQueueSeq numbers an addition to the active queue.
+func nextQueueSeq(s *cluster.State) int64 {
+	s.Scheduler.QueueSeq++
+	return s.Scheduler.QueueSeq
 }
 
 func (sc *Scheduler) gated(p *v1.Pod) bool {
@@ -343,6 +381,7 @@ func (sc *Scheduler) recordFailure(s *cluster.State, p pendingPod, res cycleResu
 	q.Unschedulable = true
 	q.ParkedAt = s.Now
 	q.Timestamp = s.Now
+	q.Seq = nextQueueSeq(s)
 	q.BackoffUntil = s.Now.Add(backoffFor(q.Attempts))
 	s.AddTimer(cluster.Timer{At: q.ParkedAt.Add(maxInUnschedulablePods), Owner: sc.schedulerName, Object: p.key})
 }

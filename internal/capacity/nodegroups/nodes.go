@@ -121,6 +121,7 @@ func launch(s *cluster.State, ng cluster.NodeGroup, it *aws.InstanceType, zone s
 		return nil, fmt.Errorf("%s: node %s already exists", describe(ng), node.Name)
 	}
 	node.ResourceVersion = s.Bump()
+	s.NoteCreated(node.UID)
 	s.Nodes[key] = node
 	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, node.Name)
 	s.NoteChange()

@@ -9,14 +9,16 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 )
 
-// SyncEach runs sync on every object of a workload map in key order, skipping
-// objects being deleted, as a controller's work queue drains. It reports
-// whether any sync changed something; the first error names the object.
-func SyncEach[T metav1.Object](objects map[string]T, kind string, sync func(T) (bool, error)) (bool, error) {
+// SyncEach runs sync on every object of a workload map in creation order,
+// skipping objects being deleted, as a controller's FIFO work queue drains
+// the objects its informer delivered (docs/ordering.md). It reports whether
+// any sync changed something; the first error names the object.
+func SyncEach[T metav1.Object](s *cluster.State, objects map[string]T, kind string, sync func(T) (bool, error)) (bool, error) {
 	changed := false
-	for _, key := range cluster.SortedKeys(objects) {
-		obj := objects[key]
-		if obj.GetDeletionTimestamp() != nil {
+	for _, key := range cluster.CreationOrder(s, objects) {
+		obj, ok := objects[key]
+		if !ok || obj.GetDeletionTimestamp() != nil {
+			// Deleted by an earlier sync of this pass (cascading deletion).
 			continue
 		}
 		ch, err := sync(obj)

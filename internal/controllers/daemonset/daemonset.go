@@ -49,7 +49,7 @@ func (c *Controller) Name() string { return Name }
 
 // Sync reconciles every DaemonSet, in key order.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	return controllerutil.SyncEach(s.DaemonSets, "DaemonSet", func(ds *appsv1.DaemonSet) (bool, error) {
+	return controllerutil.SyncEach(s, s.DaemonSets, "DaemonSet", func(ds *appsv1.DaemonSet) (bool, error) {
 		return syncDaemonSet(s, ds)
 	})
 }

@@ -37,7 +37,7 @@ func (c *Controller) Name() string { return Name }
 // Sync reconciles every Deployment in key order. A deployment's sync is
 // repeated by the sim loop until nothing changes, as the work queue would.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	return controllerutil.SyncEach(s.Deployments, "Deployment", func(d *appsv1.Deployment) (bool, error) {
+	return controllerutil.SyncEach(s, s.Deployments, "Deployment", func(d *appsv1.Deployment) (bool, error) {
 		before := s.ResourceVersion
 		err := syncDeployment(s, d)
 		return s.ResourceVersion != before, err
@@ -204,6 +204,7 @@ func createReplicaSet(s *cluster.State, d *appsv1.Deployment, olds []*appsv1.Rep
 	rs.Spec.Replicas = &n
 	setNewReplicaSetAnnotations(d, rs, newRevision, false)
 	rs.ResourceVersion = s.Bump()
+	s.NoteCreated(rs.UID)
 	s.ReplicaSets[cluster.Key(rs.Namespace, rs.Name)] = rs
 	if n > 0 {
 		s.Record(source, regarding(d), corev1.EventTypeNormal, "ScalingReplicaSet",

@@ -51,7 +51,7 @@ func (c *Controller) Name() string { return Name }
 
 // Sync reconciles every unfinished Job, in key order.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	return controllerutil.SyncEach(s.Jobs, "Job", func(job *batchv1.Job) (bool, error) {
+	return controllerutil.SyncEach(s, s.Jobs, "Job", func(job *batchv1.Job) (bool, error) {
 		if finished(job) {
 			return false, nil
 		}

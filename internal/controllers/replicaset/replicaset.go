@@ -45,7 +45,7 @@ func (c *Controller) Name() string { return Name }
 // Sync reconciles every ReplicaSet, in key order.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	ix := &podIndex{s: s, dirty: true}
-	return controllerutil.SyncEach(s.ReplicaSets, "ReplicaSet", func(rs *appsv1.ReplicaSet) (bool, error) {
+	return controllerutil.SyncEach(s, s.ReplicaSets, "ReplicaSet", func(rs *appsv1.ReplicaSet) (bool, error) {
 		return syncReplicaSet(s, ix, rs)
 	})
 }

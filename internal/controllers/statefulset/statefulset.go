@@ -44,7 +44,7 @@ func (c *Controller) Name() string { return Name }
 // Sync reconciles every StatefulSet in key order, then deletes claims whose
 // owning set is gone under whenDeleted: Delete (the garbage collector's part).
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	changed, err := controllerutil.SyncEach(s.StatefulSets, "StatefulSet", func(set *appsv1.StatefulSet) (bool, error) {
+	changed, err := controllerutil.SyncEach(s, s.StatefulSets, "StatefulSet", func(set *appsv1.StatefulSet) (bool, error) {
 		return syncSet(s, set)
 	})
 	if err != nil {

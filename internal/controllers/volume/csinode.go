@@ -96,6 +96,7 @@ func EnsureCSINode(s *cluster.State, node *corev1.Node) bool {
 			Allocatable:  &storagev1.VolumeNodeResources{Count: &count},
 		}}},
 	}
+	s.NoteCreated(csiNode.UID)
 	s.CSINodes[node.Name] = csiNode
 	s.NoteChange()
 	return true

@@ -1,0 +1,68 @@
+package cluster
+
+import (
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Creation order (docs/ordering.md). A real cluster hands objects to its
+// controllers and to the scheduling queue in the order the API server created
+// them: informers deliver events in etcd revision order and work queues are
+// FIFO. berth keeps each object's create revision (the resourceVersion it got
+// when it was created, as etcd's create_revision) and serves objects in that
+// order wherever upstream has arrival order, never in name order.
+
+// NoteCreated records that the object with uid was created by the latest
+// write (the current ResourceVersion). Every code path that creates an
+// object calls it right after bumping the resource version.
+func (s *State) NoteCreated(uid types.UID) {
+	if uid == "" {
+		return
+	}
+	if s.CreateRevisions == nil {
+		s.CreateRevisions = map[types.UID]int64{}
+	}
+	s.CreateRevisions[uid] = s.ResourceVersion
+}
+
+// CreateRevision is the object's create revision; 0 for objects stored
+// without one (states written before revisions were kept, test fixtures),
+// which therefore come first, in key order.
+func (s *State) CreateRevision(uid types.UID) int64 { return s.CreateRevisions[uid] }
+
+// CreationOrder returns the keys of an object map ordered by create
+// revision, ties (revision 0) by key.
+func CreationOrder[T metav1.Object](s *State, objects map[string]T) []string {
+	keys := make([]string, 0, len(objects))
+	revs := make(map[string]int64, len(objects))
+	for k, obj := range objects {
+		keys = append(keys, k)
+		revs[k] = s.CreateRevisions[obj.GetUID()]
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if ri, rj := revs[keys[i]], revs[keys[j]]; ri != rj {
+			return ri < rj
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
+// pruneCreateRevisions forgets the revisions of objects that no longer
+// exist, so the map does not grow with every pod ever deleted.
+func (s *State) pruneCreateRevisions() {
+	if len(s.CreateRevisions) == 0 {
+		return
+	}
+	live := make(map[types.UID]bool, len(s.CreateRevisions))
+	for _, k := range Kinds {
+		k.eachUID(s, func(uid types.UID) { live[uid] = true })
+	}
+	for uid := range s.CreateRevisions {
+		if !live[uid] {
+			delete(s.CreateRevisions, uid)
+		}
+	}
+}
