@@ -134,13 +134,7 @@ func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error)
 		return scenario.PodResult{}, fmt.Errorf("berthrun: pod %s was not attempted", key)
 	}
 	res := r.result(key, diag)
-	res.NominatedNode = diag.NominatedNode
-	r.victims = r.victims[:0]
-	for _, v := range diag.Victims {
-		res.Victims = append(res.Victims, cluster.Key(v.Namespace, v.Name))
-		r.victims = append(r.victims, v)
-	}
-	sort.Strings(res.Victims)
+	r.victims = append(r.victims[:0], diag.Victims...)
 	if p.Spec.NodeName == "" {
 		// As upstream's harness: the preemptor is dropped after its one
 		// attempt, while the victims stay deleted.
@@ -213,7 +207,17 @@ func contains(list []string, s string) bool {
 // or absent status; after a success the rejected nodes, the nodes a
 // PreFilterResult excluded, and the feasible ones with their scores.
 func (r *Runner) result(key string, d *scheduler.Diagnosis) scenario.PodResult {
-	res := scenario.PodResult{Pod: key, Node: d.SelectedNode, Nodes: map[string]scenario.NodeVerdict{}}
+	return Result(r.state, r.sched.ScoreWeights(), key, d)
+}
+
+// Result converts one attempt's diagnosis on s; weights are the score
+// plugins' weights (Scheduler.ScoreWeights).
+func Result(s *cluster.State, weights map[string]int64, key string, d *scheduler.Diagnosis) scenario.PodResult {
+	res := scenario.PodResult{Pod: key, Node: d.SelectedNode, Nodes: map[string]scenario.NodeVerdict{}, NominatedNode: d.NominatedNode}
+	for _, v := range d.Victims {
+		res.Victims = append(res.Victims, cluster.Key(v.Namespace, v.Name))
+	}
+	sort.Strings(res.Victims)
 	narrowing := strings.Join(d.NarrowingPlugins, ",")
 	for name, st := range d.NodeToStatus.Statuses {
 		res.Nodes[name] = verdict(st, narrowing)
@@ -224,7 +228,7 @@ func (r *Runner) result(key string, d *scheduler.Diagnosis) scenario.PodResult {
 		feasible[name] = true
 	}
 	if absent := d.NodeToStatus.Absent; absent != nil {
-		for _, name := range r.state.Scheduler.NodeOrder {
+		for _, name := range s.Scheduler.NodeOrder {
 			if _, ok := res.Nodes[name]; !ok && !feasible[name] {
 				res.Nodes[name] = verdict(absent, narrowing)
 			}
@@ -234,7 +238,6 @@ func (r *Runner) result(key string, d *scheduler.Diagnosis) scenario.PodResult {
 		res.Message = d.Message
 		return res
 	}
-	weights := r.sched.ScoreWeights()
 	var best int64
 	for i, name := range d.Feasible {
 		v := scenario.NodeVerdict{}

@@ -75,12 +75,12 @@ type PreemptionFollower interface {
 	FollowPreemption(victims []string) error
 }
 
-// equivalentPreemption reports whether two preemptions are equally good by
+// EquivalentPreemption reports whether two preemptions are equally good by
 // every criterion upstream decides deterministically: as many victims with
 // the same priorities. Without PDBs such candidates tie on every criterion
 // but start time, and upstream takes the start time of a pod that has none
 // from the wall clock at the moment of each comparison.
-func equivalentPreemption(b, u scenario.PodResult, priority map[string]int32) bool {
+func EquivalentPreemption(b, u scenario.PodResult, priority map[string]int32) bool {
 	if len(b.Victims) != len(u.Victims) || len(b.Victims) == 0 {
 		return false
 	}
@@ -136,7 +136,7 @@ func Run(sc *scenario.Scenario, berth, upstream scenario.Scheduler, mode Mode) (
 		}
 		rep.Compared++
 		if f, ok := berth.(PreemptionFollower); ok && b.Message == u.Message &&
-			!reflect.DeepEqual(b.Victims, u.Victims) && equivalentPreemption(b, u, prio) {
+			!reflect.DeepEqual(b.Victims, u.Victims) && EquivalentPreemption(b, u, prio) {
 			// Upstream picked another of the equally good preemptions: follow it.
 			if err := f.FollowPreemption(u.Victims); err != nil {
 				return rep, fmt.Errorf("berth: %s: %w", sc.Name, err)

@@ -75,6 +75,8 @@ type observation struct {
 	failure *fwk.Status
 	// nominated is the node the failure handler was told to nominate.
 	nominated string
+	// pod is the pod the queue popped for the cycle.
+	pod *v1.Pod
 }
 
 func newObservation() *observation {

@@ -95,6 +95,9 @@ type Runner struct {
 	mu       sync.Mutex
 	bindings map[string]string // pod key -> node, from pods/binding
 	bound    int               // pods with spec.nodeName in the fake API
+
+	// mirror is set in end-to-end mode (mirror.go).
+	mirror *mirrorState
 }
 
 var _ scenario.Scheduler = (*Runner)(nil)
@@ -267,6 +270,7 @@ func (r *Runner) instrument() {
 	r.sched.SchedulePod = func(ctx context.Context, f framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
 		result, err := schedulePod(ctx, f, state, podInfo)
 		obs := r.obs
+		obs.pod = podInfo.Pod
 		if err != nil {
 			var fitErr *framework.FitError
 			if errors.As(err, &fitErr) {
@@ -321,11 +325,29 @@ func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error)
 		return res, err
 	}
 
+	return r.runCycle(p, eventsBefore, func() bool {
+		pods, _ := r.sched.SchedulingQueue.PendingPods()
+		return len(pods) == 0
+	})
+}
+
+// runCycle runs one ScheduleOne, which pops p, and reports its outcome once
+// binding or retirement has finished; queueSettled tells when the queue is
+// as it should be after an unschedulable pod was removed.
+// A nil p is the pod the queue popped, whichever it was.
+func (r *Runner) runCycle(p *v1.Pod, eventsBefore int, queueSettled func() bool) (scenario.PodResult, error) {
 	start := time.Now()
 	r.sched.ScheduleOne(r.ctx)
 	r.CycleTime += time.Since(start)
 
 	obs := r.obs
+	if p == nil {
+		if p = obs.pod; p == nil {
+			return scenario.PodResult{}, errors.New("upstream: the cycle popped no pod")
+		}
+	}
+	key := p.Namespace + "/" + p.Name
+	res := scenario.PodResult{Pod: key}
 	if obs.suggested != "" {
 		if err := r.waitBound(p, key, obs); err != nil {
 			return res, err
@@ -336,7 +358,7 @@ func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error)
 	obs.mu.Unlock()
 	if failure != nil {
 		res.Message = failure.Message()
-		if err := r.retire(p, key, res.Message); err != nil {
+		if err := r.retire(p, key, res.Message, queueSettled); err != nil {
 			return res, err
 		}
 		obs.mu.Lock()
@@ -382,7 +404,7 @@ func (r *Runner) waitBound(p *v1.Pod, key string, obs *observation) error {
 // retire removes an unschedulable pod after its one attempt, once preemption
 // it may have started has finished deleting its victims. It first checks that
 // the PodScheduled condition upstream wrote carries message.
-func (r *Runner) retire(p *v1.Pod, key, message string) error {
+func (r *Runner) retire(p *v1.Pod, key, message string, queueSettled func() bool) error {
 	stored, err := r.client.CoreV1().Pods(p.Namespace).Get(r.ctx, p.Name, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("upstream: get unschedulable pod %s: %w", key, err)
@@ -405,9 +427,8 @@ func (r *Runner) retire(p *v1.Pod, key, message string) error {
 		return fmt.Errorf("upstream: delete unschedulable pod %s: %w", key, err)
 	}
 	return r.waitFor("queue and cache to settle after "+key, func() bool {
-		pods, _ := r.sched.SchedulingQueue.PendingPods()
 		count, err := r.sched.Cache.PodCount()
-		return len(pods) == 0 && err == nil && count == r.boundCount()
+		return queueSettled() && err == nil && count == r.boundCount()
 	})
 }
 

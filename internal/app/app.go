@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler"
 	"github.com/berth-sim/berth/internal/sim"
 	"github.com/berth-sim/berth/internal/version"
 )
@@ -35,6 +36,9 @@ type Options struct {
 	Seed              int64
 	In                io.Reader
 	Out, ErrOut       io.Writer
+	// SchedulerObserver, when set, watches every scheduling attempt (the
+	// conformance harness's end-to-end mode).
+	SchedulerObserver scheduler.Observer
 }
 
 // App is one command's view of the cluster.
@@ -83,7 +87,7 @@ func Reset(opts Options) error {
 // Advance moves virtual time forward.
 func (a *App) Advance(d time.Duration) error {
 	work := a.state.Clone()
-	if err := sim.Advance(work, Controllers(work), d); err != nil {
+	if err := sim.Advance(work, a.controllers(work), d); err != nil {
 		return err
 	}
 	a.state = work

@@ -66,7 +66,7 @@ func (a *App) Apply(req ApplyRequest) error {
 // settleAndCommit runs the changed copy of the cluster until it settles, makes
 // it the state, saves it, and only then prints what kubectl would have printed.
 func (a *App) settleAndCommit(work *cluster.State, lines []string) error {
-	if err := sim.Settle(work, Controllers(work), sim.DefaultSettleHorizon); err != nil {
+	if err := sim.Settle(work, a.controllers(work), sim.DefaultSettleHorizon); err != nil {
 		return err
 	}
 	a.state = work

@@ -32,6 +32,19 @@ func podIPs(s *cluster.State) func(node *corev1.Node) (string, error) {
 	}
 }
 
+// controllers is Controllers with this run's options applied.
+func (a *App) controllers(s *cluster.State) []sim.Controller {
+	ctrls := Controllers(s)
+	if a.opts.SchedulerObserver != nil {
+		for _, c := range ctrls {
+			if sc, ok := c.(*scheduler.Scheduler); ok {
+				sc.Observe(a.opts.SchedulerObserver)
+			}
+		}
+	}
+	return ctrls
+}
+
 // Controllers returns the reconcile loops in the order the sim runs them:
 // the garbage collector removes what lost its owners, workload controllers create pods (and claims), the volume binder binds what
 // it can before the scheduler binds pods, the kubelet starts them, taint

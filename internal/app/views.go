@@ -82,7 +82,7 @@ func (a *App) RolloutStatus(r RolloutRequest) error {
 		return err
 	}
 	work := a.state.Clone()
-	ctrls := Controllers(work)
+	ctrls := a.controllers(work)
 	start := work.Now
 	for !done {
 		next, ok := work.NextTimer(false)

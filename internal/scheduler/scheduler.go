@@ -48,6 +48,25 @@ type Scheduler struct {
 	diagnoses   map[string]*Diagnosis
 	rejected    []rejection
 	nominated   nominatedIndex
+	observer    Observer
+}
+
+// Observer watches scheduling attempts one by one, in queue order (the
+// conformance harness replays them against upstream; explanations can
+// trace them). It must not write to the state.
+type Observer interface {
+	// BeforeAttempt: the cycle for podKey is about to run on s as it is now.
+	// first is true for the pod's first attempt.
+	BeforeAttempt(s *cluster.State, podKey string, first bool)
+	// AfterAttempt: the outcome is written (bound, or failed and any
+	// preemption carried out); d is the attempt's record.
+	AfterAttempt(s *cluster.State, podKey string, first bool, d *Diagnosis)
+}
+
+// Observe installs o; successful attempts then keep their scores too.
+func (sc *Scheduler) Observe(o Observer) {
+	sc.observer = o
+	sc.RecordScores = sc.RecordScores || o != nil
 }
 
 type cachedPodInfo struct {
@@ -322,6 +341,17 @@ func (sc *Scheduler) buildSnapshot(s *cluster.State) {
 
 // attempt runs one cycle for p and writes its outcome to the state.
 func (sc *Scheduler) attempt(s *cluster.State, p pendingPod) {
+	first := p.q.Attempts == 0
+	if sc.observer != nil {
+		sc.observer.BeforeAttempt(s, p.key, first)
+	}
+	res := sc.cycle(s, p)
+	if sc.observer != nil {
+		sc.observer.AfterAttempt(s, p.key, first, res.diag)
+	}
+}
+
+func (sc *Scheduler) cycle(s *cluster.State, p pendingPod) cycleResult {
 	pi := sc.podInfo(p.key, p.pod)
 	p.q.Generation = s.SchedulingGeneration
 	res := sc.scheduleOne(s, pi)
@@ -330,14 +360,15 @@ func (sc *Scheduler) attempt(s *cluster.State, p pendingPod) {
 		if st := sc.fw.reserveAndPreBind(res.state, pi, res.node); !st.IsSuccess() {
 			res.status, res.diag.Message, res.diag.SelectedNode = st, st.Message(), ""
 			sc.recordFailure(s, p, res)
-			return
+			return res
 		}
 		sc.settleNomination(p.pod, res.node)
 		sc.bind(s, p, pi, res.node)
-		return
+		return res
 	}
 	sc.recordFailure(s, p, res)
 	sc.preempt(s, p, res.preemption)
+	return res
 }
 
 func (sc *Scheduler) eventSource() cluster.EventSource {

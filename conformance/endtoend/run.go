@@ -1,0 +1,190 @@
+package endtoend
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/berth-sim/berth/conformance/berthrun"
+	"github.com/berth-sim/berth/conformance/diff"
+	"github.com/berth-sim/berth/conformance/upstream"
+	"github.com/berth-sim/berth/internal/app"
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler"
+)
+
+// Run applies the manifest file (named name in reports) to a new berth
+// state in dir, as `berth apply -f` does, with the Kubernetes version given,
+// and compares every pod's first scheduling attempt with upstream's. An
+// error means a side failed to run, not that they disagreed.
+func Run(name string, file []byte, kubernetesVersion, dir string) (diff.Report, error) {
+	rep := diff.Report{Scenario: name}
+	up := upstream.New()
+	defer up.Close()
+	if err := up.StartEmpty(0); err != nil {
+		return rep, err
+	}
+	path := filepath.Join(dir, "scenario.yaml")
+	if err := os.WriteFile(path, file, 0o644); err != nil {
+		return rep, err
+	}
+	weights, err := scoreWeights(kubernetesVersion)
+	if err != nil {
+		return rep, err
+	}
+	obs := &observer{name: name, up: up, rep: &rep, weights: weights, attempted: map[string]bool{}}
+	var out, errOut bytes.Buffer
+	a, err := app.Open(app.Options{StateDir: filepath.Join(dir, "state"), KubernetesVersion: kubernetesVersion, Seed: berthrun.Seed,
+		Out: &out, ErrOut: &errOut, SchedulerObserver: obs})
+	if err != nil {
+		return rep, err
+	}
+	applyErr := a.Apply(app.ApplyRequest{Files: []string{path}})
+	if obs.err != nil {
+		return rep, obs.err
+	}
+	if applyErr != nil {
+		return rep, fmt.Errorf("berth apply: %w (stderr: %s)", applyErr, errOut.String())
+	}
+	return rep, nil
+}
+
+// scoreWeights asks a scheduler of the version for its plugin weights.
+func scoreWeights(version string) (map[string]int64, error) {
+	sc := scheduler.New()
+	if _, err := sc.Sync(cluster.New(version, 1)); err != nil {
+		return nil, err
+	}
+	return sc.ScoreWeights(), nil
+}
+
+// observer runs upstream in step with berth's scheduler: before each first
+// attempt it mirrors berth's cluster into upstream, after it it runs one
+// upstream cycle and compares.
+type observer struct {
+	name      string
+	up        *upstream.Runner
+	rep       *diff.Report
+	weights   map[string]int64
+	attempted map[string]bool
+	// done stops the comparison at the first disagreement or error.
+	done bool
+	err  error
+}
+
+func (o *observer) BeforeAttempt(s *cluster.State, key string, first bool) {
+	if o.done || !first {
+		return
+	}
+	if err := o.up.Mirror(world(s, o.attempted)); err != nil {
+		o.err, o.done = fmt.Errorf("%s: before %s: %w", o.name, key, err), true
+	}
+}
+
+func (o *observer) AfterAttempt(s *cluster.State, key string, first bool, d *scheduler.Diagnosis) {
+	if o.done || !first {
+		return
+	}
+	o.attempted[key] = true
+	b := berthrun.Result(s, o.weights, key, d)
+	u, err := o.up.ScheduleNext(b.Node)
+	if err != nil {
+		o.err, o.done = fmt.Errorf("%s: upstream after %s: %w", o.name, key, err), true
+		return
+	}
+	o.rep.Compared++
+	if u.Pod != key {
+		o.disagree(&diff.Disagreement{Pod: key, What: "pod popped from the queue", Berth: key, Upstream: u.Pod})
+		return
+	}
+	if b.Message == u.Message && !reflect.DeepEqual(b.Victims, u.Victims) && diff.EquivalentPreemption(b, u, priorities(s, d)) {
+		// An equally good preemption: the next mirror puts berth's choice into upstream.
+		u.NominatedNode, u.Victims = b.NominatedNode, b.Victims
+	}
+	if dis := diff.Compare(b, u, diff.Exact); dis != nil {
+		o.disagree(dis)
+		return
+	}
+	o.rep.Agreed++
+	if b.Node != "" {
+		o.rep.Scheduled++
+	} else {
+		o.rep.Unschedulable++
+	}
+}
+
+func (o *observer) disagree(d *diff.Disagreement) {
+	d.Scenario = o.name
+	o.rep.First, o.done = d, true
+}
+
+// priorities knows the priority of every pod a preemption may name: the
+// living ones and berth's victims.
+func priorities(s *cluster.State, d *scheduler.Diagnosis) map[string]int32 {
+	out := map[string]int32{}
+	for k, p := range s.Pods {
+		out[k] = corev1helpers.PodPriority(p)
+	}
+	for _, v := range d.Victims {
+		out[cluster.Key(v.Namespace, v.Name)] = corev1helpers.PodPriority(v)
+	}
+	return out
+}
+
+// world is berth's cluster as upstream's mirror needs it.
+func world(s *cluster.State, attempted map[string]bool) *upstream.World {
+	w := &upstream.World{Attempted: attempted}
+	for _, k := range cluster.SortedKeys(s.Namespaces) {
+		w.Namespaces = append(w.Namespaces, s.Namespaces[k])
+	}
+	for _, k := range cluster.SortedKeys(s.PriorityClasses) {
+		w.PriorityClasses = append(w.PriorityClasses, s.PriorityClasses[k])
+	}
+	for _, name := range s.Scheduler.NodeOrder {
+		if n := s.Nodes[name]; n != nil {
+			w.Nodes = append(w.Nodes, n)
+		}
+	}
+	// Nodes the scheduler has not seen yet follow in creation order.
+	seen := map[string]bool{}
+	for _, n := range w.Nodes {
+		seen[n.Name] = true
+	}
+	for _, k := range cluster.CreationOrder(s, s.Nodes) {
+		if !seen[k] {
+			w.Nodes = append(w.Nodes, s.Nodes[k])
+		}
+	}
+	for _, k := range cluster.SortedKeys(s.StorageClasses) {
+		w.StorageClasses = append(w.StorageClasses, s.StorageClasses[k])
+	}
+	for _, k := range cluster.SortedKeys(s.PersistentVolumes) {
+		w.PersistentVolumes = append(w.PersistentVolumes, s.PersistentVolumes[k])
+	}
+	for _, k := range cluster.SortedKeys(s.PersistentVolumeClaims) {
+		w.PersistentVolumeClaims = append(w.PersistentVolumeClaims, s.PersistentVolumeClaims[k])
+	}
+	for _, k := range cluster.SortedKeys(s.CSINodes) {
+		w.CSINodes = append(w.CSINodes, s.CSINodes[k])
+	}
+	for _, k := range cluster.SortedKeys(s.Services) {
+		w.Services = append(w.Services, s.Services[k])
+	}
+	for _, k := range cluster.SortedKeys(s.ReplicaSets) {
+		w.ReplicaSets = append(w.ReplicaSets, s.ReplicaSets[k])
+	}
+	for _, k := range cluster.SortedKeys(s.StatefulSets) {
+		w.StatefulSets = append(w.StatefulSets, s.StatefulSets[k])
+	}
+	for _, k := range cluster.CreationOrder(s, s.Pods) {
+		if p := s.Pods[k]; !cluster.IsTerminal(p) && p.DeletionTimestamp == nil {
+			w.Pods = append(w.Pods, p)
+		}
+	}
+	return w
+}
+
