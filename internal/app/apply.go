@@ -13,6 +13,7 @@ import (
 
 	"github.com/berth-sim/berth/examples"
 	"github.com/berth-sim/berth/internal/admission"
+	"github.com/berth-sim/berth/internal/aws"
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/eksctl"
 	"github.com/berth-sim/berth/internal/manifest"
@@ -315,6 +316,13 @@ func registerNode(s *cluster.State, n *corev1.Node) {
 			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 			Message: "kubelet is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now,
 		})
+	}
+	if n.Status.Capacity == nil && n.Status.Allocatable == nil && aws.IsEC2Node(n) {
+		// An EC2 node exported without its status: what the EKS AMI would
+		// report for its instance type. Other nodes keep what they say.
+		if capacity, allocatable, ok := aws.NodeCapacityFromCatalog(n); ok {
+			n.Status.Capacity, n.Status.Allocatable = capacity, allocatable
+		}
 	}
 	if n.Status.Allocatable == nil && n.Status.Capacity != nil {
 		n.Status.Allocatable = n.Status.Capacity.DeepCopy()

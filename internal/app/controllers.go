@@ -3,7 +3,6 @@ package app
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/berth-sim/berth/internal/aws"
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/controllers/daemonset"
 	"github.com/berth-sim/berth/internal/controllers/deployment"
@@ -11,25 +10,21 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/garbagecollector"
 	"github.com/berth-sim/berth/internal/controllers/job"
 	"github.com/berth-sim/berth/internal/controllers/kubelet"
+	"github.com/berth-sim/berth/internal/controllers/nodeipam"
 	"github.com/berth-sim/berth/internal/controllers/nodelifecycle"
 	"github.com/berth-sim/berth/internal/controllers/replicaset"
 	"github.com/berth-sim/berth/internal/controllers/statefulset"
 	"github.com/berth-sim/berth/internal/controllers/tainteviction"
 	"github.com/berth-sim/berth/internal/controllers/volume"
+	"github.com/berth-sim/berth/internal/podnet"
 	"github.com/berth-sim/berth/internal/scheduler"
 	"github.com/berth-sim/berth/internal/sim"
 )
 
-// podIPs hands out pod addresses from each node's subnet, as the VPC CNI does.
+// podIPs hands out pod addresses: from the node's subnet on EC2 nodes, as
+// the VPC CNI does, from the node's podCIDR elsewhere (docs/pod-networking.md).
 func podIPs(s *cluster.State) func(node *corev1.Node) (string, error) {
-	used := aws.UsedIPs(s)
-	return func(node *corev1.Node) (string, error) {
-		subnet, err := aws.SubnetForNode(s, node)
-		if err != nil {
-			return "", err
-		}
-		return aws.AllocateIPFrom(s, subnet, used)
-	}
+	return podnet.NewAllocator(s).Allocate
 }
 
 // controllers is Controllers with this run's options applied.
@@ -60,6 +55,7 @@ func Controllers(s *cluster.State) []sim.Controller {
 		job.New(),
 		volume.New(),
 		scheduler.New(),
+		nodeipam.New(),
 		kubelet.NewWithIPAllocator(podIPs),
 		nodelifecycle.New(),
 		tainteviction.New(),

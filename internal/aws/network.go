@@ -97,13 +97,23 @@ func PrivateSubnet(info cluster.Info, zone string) (string, error) {
 	return "", fmt.Errorf("zone %q is not one of the cluster's availability zones (%s)", zone, strings.Join(zones, ", "))
 }
 
-// SubnetForNode is the subnet a node's pods take addresses from (the VPC CNI
-// gives pods addresses of the node's own subnet): the cluster subnet holding
-// the node's InternalIP, else the private subnet of its zone.
-func SubnetForNode(s *cluster.State, node *corev1.Node) (string, error) {
-	subnets, err := VPCSubnets(s.Info.VPCCIDR, ClusterZones(s.Info))
+// HasClusterVPC reports whether the state models a cluster VPC: only a
+// ClusterConfig brings one. A state built from Node manifests alone has no
+// region, zones or subnets of its own (docs/pod-networking.md).
+func HasClusterVPC(info cluster.Info) bool { return info.Name != "" }
+
+// ClusterSubnetForNode is the cluster subnet a node's pods take addresses
+// from (the VPC CNI gives pods addresses of the node's own subnet): the
+// subnet holding the node's InternalIP, else the private subnet of its zone.
+// ok is false when the state has no cluster VPC or the node is in neither.
+func ClusterSubnetForNode(s *cluster.State, node *corev1.Node) (cidr string, ok bool) {
+	if !HasClusterVPC(s.Info) {
+		return "", false
+	}
+	zones := ClusterZones(s.Info)
+	subnets, err := VPCSubnets(s.Info.VPCCIDR, zones)
 	if err != nil {
-		return "", err
+		return "", false
 	}
 	for _, a := range node.Status.Addresses {
 		if a.Type != corev1.NodeInternalIP {
@@ -115,15 +125,17 @@ func SubnetForNode(s *cluster.State, node *corev1.Node) (string, error) {
 		}
 		for _, sn := range subnets {
 			if netip.MustParsePrefix(sn.CIDR).Contains(ip) {
-				return sn.CIDR, nil
+				return sn.CIDR, true
 			}
 		}
 	}
 	zone := node.Labels[corev1.LabelTopologyZone]
-	if zone == "" {
-		return "", fmt.Errorf("node %s has neither an address in the cluster VPC nor a zone label", node.Name)
+	for _, sn := range subnets {
+		if sn.Private && zone != "" && sn.Zone == zone {
+			return sn.CIDR, true
+		}
 	}
-	return PrivateSubnet(s.Info, zone)
+	return "", false
 }
 
 // NodeName is the EC2 private DNS name that EKS AMIs use as the node name:

@@ -132,19 +132,27 @@ func TestAllocateIPAvoidsStateAndIsDeterministic(t *testing.T) {
 	}
 }
 
-func TestSubnetForNode(t *testing.T) {
+func TestClusterSubnetForNode(t *testing.T) {
 	s := cluster.New("", 1)
-	s.Info = cluster.Info{Region: "us-west-2", VPCCIDR: "10.42.0.0/16"}
+	s.Info = cluster.Info{Name: "c", Region: "us-west-2", VPCCIDR: "10.42.0.0/16"}
 	byIP := &corev1.Node{Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.42.150.3"}}}}
 	byZone := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{corev1.LabelTopologyZone: "us-west-2c"}}}
 	neither := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "x"}}
-	if got, err := SubnetForNode(s, byIP); err != nil || got != "10.42.128.0/19" {
-		t.Errorf("by IP: %q, %v", got, err)
+	otherZone := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{corev1.LabelTopologyZone: "zone-c"}}}
+	if got, ok := ClusterSubnetForNode(s, byIP); !ok || got != "10.42.128.0/19" {
+		t.Errorf("by IP: %q, %v", got, ok)
 	}
-	if got, err := SubnetForNode(s, byZone); err != nil || got != "10.42.160.0/19" {
-		t.Errorf("by zone: %q, %v", got, err)
+	if got, ok := ClusterSubnetForNode(s, byZone); !ok || got != "10.42.160.0/19" {
+		t.Errorf("by zone: %q, %v", got, ok)
 	}
-	if _, err := SubnetForNode(s, neither); err == nil {
-		t.Error("node without address or zone gave no error")
+	for _, n := range []*corev1.Node{neither, otherZone} {
+		if got, ok := ClusterSubnetForNode(s, n); ok {
+			t.Errorf("node %v outside the VPC got subnet %s", n.Labels, got)
+		}
+	}
+	// Without a ClusterConfig there is no VPC: not even the default one.
+	s.Info = cluster.Info{}
+	if got, ok := ClusterSubnetForNode(s, byZone); ok {
+		t.Errorf("state without a ClusterConfig gave subnet %s", got)
 	}
 }

@@ -121,6 +121,13 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 	return e
 }
 
+// HasEvent reports whether an event from component with this type and reason
+// about the object is in the log (a constant-time lookup in the index).
+func (s *State) HasEvent(component, eventType, reason string, regarding corev1.ObjectReference) bool {
+	_, ok := s.index().byObject[eventKey(component, reason, eventType, &regarding)]
+	return ok
+}
+
 func eventNamespace(ref corev1.ObjectReference) string {
 	if ref.Namespace == "" {
 		return "default"

@@ -43,10 +43,11 @@ const (
 
 // Event reasons (pkg/kubelet/events).
 const (
-	PullingImageReason     = "Pulling"
-	PulledImageReason      = "Pulled"
-	CreatedContainerReason = "Created"
-	StartedContainerReason = "Started"
+	FailedCreatePodSandBoxReason = "FailedCreatePodSandBox"
+	PullingImageReason           = "Pulling"
+	PulledImageReason            = "Pulled"
+	CreatedContainerReason       = "Created"
+	StartedContainerReason       = "Started"
 )
 
 // IPAllocator returns, once per sync, the function that gives each pod
@@ -143,7 +144,9 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 			recordAttached(s, pod, node)
 		}
 		if err := sandboxReady(s, nodes.allocate, pod, node); err != nil {
-			return changed, err
+			// The pod stays ContainerCreating; a later sync retries, and
+			// succeeds once an address is free (docs/pod-networking.md).
+			return sandboxFailed(s, pod, err) || changed, nil
 		}
 		changed = true
 		sandbox = controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers)
@@ -306,6 +309,21 @@ func sandboxReady(s *cluster.State, allocate func(*corev1.Node) (string, error),
 	}
 	pod.ResourceVersion = s.Bump()
 	return nil
+}
+
+// sandboxFailed records the kubelet's FailedCreatePodSandBox warning for the
+// CNI plugin's error, as containerd and the kubelet wrap it, with a
+// sandbox ID drawn from the state's random source. Only the first failure is
+// recorded: berth retries on every sync rather than on the kubelet's backoff,
+// and a failed retry that changed nothing must not count as progress.
+func sandboxFailed(s *cluster.State, pod *corev1.Pod, err error) bool {
+	ref := podRef(pod, "")
+	if s.HasEvent(Name, corev1.EventTypeWarning, FailedCreatePodSandBoxReason, ref) {
+		return false
+	}
+	s.Record(source, ref, corev1.EventTypeWarning, FailedCreatePodSandBoxReason,
+		fmt.Sprintf("Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox %q: %v", hex64(s), err))
+	return true
 }
 
 // runContainers: images are in, containers are created and started.

@@ -50,13 +50,15 @@ func DriverVersion(s *cluster.State) string {
 }
 
 // runsNodePlugin mirrors the ebs-csi-node DaemonSet's node affinity: every
-// EC2 node, never Fargate, EKS Auto Mode or hybrid nodes.
+// EC2 node, never Fargate, EKS Auto Mode or hybrid nodes. A node that is not
+// an EC2 instance (kind, GKE, on-premises: aws.IsEC2Node) has no EBS to
+// attach, so the driver registers nothing there.
 func runsNodePlugin(node *corev1.Node) bool {
 	switch node.Labels[computeTypeLabel] {
 	case "fargate", "auto", "hybrid":
 		return false
 	}
-	return true
+	return aws.IsEC2Node(node)
 }
 
 // EnsureCSINode registers the EBS CSI driver on a node as its node plugin
