@@ -187,4 +187,3 @@ func world(s *cluster.State, attempted map[string]bool) *upstream.World {
 	}
 	return w
 }
-

@@ -10,8 +10,10 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -77,6 +79,9 @@ func (r *Runner) Mirror(w *World) error {
 	}
 	ctx, cs := r.ctx, r.client
 	live := map[string]bool{}
+	// arrived holds, per object written, a check that the scheduler's
+	// informers hold what was written.
+	var arrived []func() bool
 	sync := func(kind, ns, name, rv string, create, update func() error) error {
 		id := kind + "/" + ns + "/" + name
 		live[id] = true
@@ -90,9 +95,13 @@ func (r *Runner) Mirror(w *World) error {
 			if err := update(); err != nil {
 				return fmt.Errorf("upstream: mirror update %s: %w", id, err)
 			}
+		default:
+			r.mirror.sent[id] = rv
+			return nil
 		}
 		r.mirror.sent[id] = rv
-		return nil
+		arrived = append(arrived, r.informed(kind, ns, name))
+		return r.throttle(&arrived)
 	}
 	for _, o := range w.Namespaces {
 		if err := sync("namespace", "", o.Name, o.ResourceVersion, func() error {
@@ -200,8 +209,15 @@ func (r *Runner) Mirror(w *World) error {
 	pending := 0
 	for _, o := range w.Pods {
 		key := o.Namespace + "/" + o.Name
-		if err := r.mirrorPod(o, key, w.Attempted[key], live); err != nil {
+		wrote, err := r.mirrorPod(o, key, w.Attempted[key], live)
+		if err != nil {
 			return err
+		}
+		if wrote {
+			arrived = append(arrived, r.informed("pod", o.Namespace, o.Name))
+			if err := r.throttle(&arrived); err != nil {
+				return err
+			}
 		}
 		if o.Spec.NodeName == "" && !w.Attempted[key] {
 			pending++
@@ -218,6 +234,11 @@ func (r *Runner) Mirror(w *World) error {
 		delete(r.mirror.sent, id)
 	}
 	return r.waitFor("mirror to reach the scheduler", func() bool {
+		for _, ok := range arrived {
+			if !ok() {
+				return false
+			}
+		}
 		_, summary := r.sched.SchedulingQueue.PendingPods()
 		count, err := r.sched.Cache.PodCount()
 		nodes := 0
@@ -231,20 +252,78 @@ func (r *Runner) Mirror(w *World) error {
 	})
 }
 
+// informed returns a check that the informer's copy of an object equals
+// the API's (creations and updates reach listers asynchronously).
+func (r *Runner) informed(kind, ns, name string) func() bool {
+	var gvr schema.GroupVersionResource
+	var lister func() (k8sruntime.Object, error)
+	core, storage, apps := r.informers.Core().V1(), r.informers.Storage().V1(), r.informers.Apps().V1()
+	switch kind {
+	case "namespace":
+		gvr, lister = v1.SchemeGroupVersion.WithResource("namespaces"), func() (k8sruntime.Object, error) { return core.Namespaces().Lister().Get(name) }
+	case "node":
+		gvr, lister = v1.SchemeGroupVersion.WithResource("nodes"), func() (k8sruntime.Object, error) { return core.Nodes().Lister().Get(name) }
+	case "pv":
+		gvr, lister = v1.SchemeGroupVersion.WithResource("persistentvolumes"), func() (k8sruntime.Object, error) { return core.PersistentVolumes().Lister().Get(name) }
+	case "pvc":
+		gvr, lister = v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), func() (k8sruntime.Object, error) {
+			return core.PersistentVolumeClaims().Lister().PersistentVolumeClaims(ns).Get(name)
+		}
+	case "service":
+		gvr, lister = v1.SchemeGroupVersion.WithResource("services"), func() (k8sruntime.Object, error) { return core.Services().Lister().Services(ns).Get(name) }
+	case "storageclass":
+		gvr, lister = storagev1.SchemeGroupVersion.WithResource("storageclasses"), func() (k8sruntime.Object, error) { return storage.StorageClasses().Lister().Get(name) }
+	case "csinode":
+		gvr, lister = storagev1.SchemeGroupVersion.WithResource("csinodes"), func() (k8sruntime.Object, error) { return storage.CSINodes().Lister().Get(name) }
+	case "replicaset":
+		gvr, lister = appsv1.SchemeGroupVersion.WithResource("replicasets"), func() (k8sruntime.Object, error) { return apps.ReplicaSets().Lister().ReplicaSets(ns).Get(name) }
+	case "pod":
+		gvr, lister = podsResource, func() (k8sruntime.Object, error) { return core.Pods().Lister().Pods(ns).Get(name) }
+	case "statefulset":
+		gvr, lister = appsv1.SchemeGroupVersion.WithResource("statefulsets"), func() (k8sruntime.Object, error) { return apps.StatefulSets().Lister().StatefulSets(ns).Get(name) }
+	default:
+		return func() bool { return true }
+	}
+	return func() bool {
+		want, err := r.client.Tracker().Get(gvr, ns, name)
+		if err != nil {
+			return false
+		}
+		got, err := lister()
+		return err == nil && apiequality.Semantic.DeepEqual(got, want)
+	}
+}
+
+// throttle waits for the informers after every few writes: the fake API's
+// watch channels hold 100 events and panic when full.
+func (r *Runner) throttle(arrived *[]func() bool) error {
+	if len(*arrived)%50 != 0 {
+		return nil
+	}
+	return r.waitFor("informers to catch up", func() bool {
+		for _, ok := range *arrived {
+			if !ok() {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // mirrorPod brings one pod of the other side into upstream's API.
-func (r *Runner) mirrorPod(o *v1.Pod, key string, attempted bool, live map[string]bool) error {
+func (r *Runner) mirrorPod(o *v1.Pod, key string, attempted bool, live map[string]bool) (bool, error) {
 	ctx, pods := r.ctx, r.client.CoreV1().Pods(o.Namespace)
 	id := "pod/" + key
 	if o.Spec.NodeName == "" && attempted {
 		// Retired after its failed attempt: only its nomination stays.
 		r.hold(key, o)
-		return nil
+		return false, nil
 	}
 	live[id] = true
 	cur, err := r.client.Tracker().Get(podsResource, o.Namespace, o.Name)
 	exists := err == nil
 	if last, sent := r.mirror.sent[id]; sent && last == o.ResourceVersion && exists {
-		return nil
+		return false, nil
 	}
 	r.release(key)
 	switch {
@@ -253,27 +332,27 @@ func (r *Runner) mirrorPod(o *v1.Pod, key string, attempted bool, live map[strin
 		p := strip(o)
 		p.Status = v1.PodStatus{Phase: v1.PodPending}
 		if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("upstream: mirror create %s: %w", id, err)
+			return false, fmt.Errorf("upstream: mirror create %s: %w", id, err)
 		}
 	case o.Spec.NodeName == "":
 		// Still pending, changed by something other than the scheduler: the
 		// queue keeps its copy; nothing a cycle reads has changed.
 	case exists && cur.(*v1.Pod).Spec.NodeName == o.Spec.NodeName:
 		if _, err := pods.Update(ctx, strip(o), metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("upstream: mirror update %s: %w", id, err)
+			return false, fmt.Errorf("upstream: mirror update %s: %w", id, err)
 		}
 	default:
 		if exists {
 			if err := pods.Delete(ctx, o.Name, metav1.DeleteOptions{}); err != nil {
-				return fmt.Errorf("upstream: mirror replace %s: %w", id, err)
+				return false, fmt.Errorf("upstream: mirror replace %s: %w", id, err)
 			}
 		}
 		if _, err := pods.Create(ctx, strip(o), metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("upstream: mirror create bound %s: %w", id, err)
+			return false, fmt.Errorf("upstream: mirror create bound %s: %w", id, err)
 		}
 	}
 	r.mirror.sent[id] = o.ResourceVersion
-	return nil
+	return o.Spec.NodeName != "" || !exists, nil
 }
 
 // hold keeps a retired pod's nomination in upstream's nominator, where a
