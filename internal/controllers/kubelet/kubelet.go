@@ -82,7 +82,9 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	if c.allocator != nil {
 		nodes.allocate = c.allocator(s)
 	}
-	for _, k := range cluster.SortedKeys(s.Pods) {
+	// Creation order breaks ties of the second-resolution timestamps, as the
+	// order the pods reached the kubelet would (docs/ordering.md).
+	for _, k := range cluster.CreationOrder(s, s.Pods) {
 		p := s.Pods[k]
 		if p.Spec.NodeName != "" && !cluster.IsTerminal(p) && p.DeletionTimestamp == nil {
 			pods = append(pods, p)
