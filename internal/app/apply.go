@@ -125,7 +125,9 @@ func setNamespaces(objs []manifest.Object, flag string) error {
 // prepareNew sets up a brand-new cluster: its Kubernetes version (the flag,
 // else the ClusterConfig's, else the default), the VPC (the service CIDR of
 // the built-in objects depends on it), the built-in namespaces and, when the
-// manifests define no nodes at all, the bundled example cluster.
+// manifests define no nodes at all, the bundled example cluster. Node
+// manifests without a ClusterConfig leave region, zones and VPC unset: the
+// nodes' own labels and addresses are all there is (docs/pod-networking.md).
 func (a *App) prepareNew(s *cluster.State, objs []manifest.Object) error {
 	var def []manifest.Object
 	if !definesNodes(objs) {

@@ -19,7 +19,9 @@ import (
 
 // applyClusterConfig creates the cluster's node groups the first time, and
 // afterwards adds new node groups; changing an existing group is refused
-// until node-group updates are modelled.
+// until node-group updates are modelled. The first ClusterConfig also gives
+// the state its region, zones and VPC, even when Node manifests came first
+// (a state built from nodes alone has none; docs/pod-networking.md).
 func applyClusterConfig(s *cluster.State, cc *eksctl.ClusterConfig, src manifest.Source) (string, error) {
 	info, groups, err := cc.Resolve(src.String())
 	if err != nil {

@@ -38,6 +38,7 @@ type Allocator struct {
 	sorted []netip.Addr            // in use when built, for counting per pool
 	inPool map[netip.Prefix]uint64 // in use per pool: counted once, then kept up to date
 	onNode map[string]int          // pods holding an address, per node
+	pools  map[string]*Pool        // per node name; nil when the node has none
 }
 
 // NewAllocator returns an allocator over the state's current addresses.
@@ -49,15 +50,15 @@ func NewAllocator(s *cluster.State) *Allocator { return &Allocator{s: s} }
 // podCIDR yet) still gets a unique address, so its pods run.
 func (a *Allocator) Allocate(node *corev1.Node) (string, error) {
 	a.build()
-	pool, ok := PoolFor(a.s, node)
-	if !ok {
+	pool := a.poolOf(node)
+	if pool == nil {
 		return a.fallback(node), nil
 	}
 	if pool.NodeLimit > 0 && a.onNode[node.Name] >= pool.NodeLimit {
 		return "", pool.exhausted()
 	}
 	first, n := pool.usable()
-	if a.countIn(pool, first, n) >= n {
+	if a.countIn(*pool, first, n) >= n {
 		return "", pool.exhausted()
 	}
 	ip, ok := a.draw(first, n)
@@ -69,6 +70,20 @@ func (a *Allocator) Allocate(node *corev1.Node) (string, error) {
 	return ip.String(), nil
 }
 
+// poolOf caches PoolFor per node for the sync: thousands of pods waiting
+// for an address are retried on every pass.
+func (a *Allocator) poolOf(node *corev1.Node) *Pool {
+	if p, ok := a.pools[node.Name]; ok {
+		return p
+	}
+	var pool *Pool
+	if p, ok := PoolFor(a.s, node); ok {
+		pool = &p
+	}
+	a.pools[node.Name] = pool
+	return pool
+}
+
 func (a *Allocator) build() {
 	if a.used != nil {
 		return
@@ -76,6 +91,7 @@ func (a *Allocator) build() {
 	a.used = map[netip.Addr]bool{}
 	a.inPool = map[netip.Prefix]uint64{}
 	a.onNode = map[string]int{}
+	a.pools = map[string]*Pool{}
 	mark := func(s string) {
 		if ip, err := netip.ParseAddr(s); err == nil {
 			a.used[ip.Unmap()] = true
