@@ -17,7 +17,8 @@ import (
 
 // TestIncrementalPreemptionBookkeeping: after every preemption the
 // refreshed snapshot and the nominated index equal what a fresh build from
-// the state gives (same pods in the same order per node, same sums).
+// the state and the cache's pod order gives (same pods in the same order
+// per node, same sums).
 func TestIncrementalPreemptionBookkeeping(t *testing.T) {
 	var nodes []*v1.Node
 	for i := 0; i < 12; i++ {
@@ -65,6 +66,8 @@ func TestIncrementalPreemptionBookkeeping(t *testing.T) {
 		if err := fresh.ensureFramework(s); err != nil {
 			t.Fatal(err)
 		}
+		// The cache's pod order is history, not state: start from the live one.
+		fresh.order = sc.order.clone()
 		fresh.buildSnapshot(s)
 		want := fresh.handle.snap
 		if len(got.nodes) != len(want.nodes) {

@@ -260,6 +260,9 @@ func (sc *Scheduler) preempt(s *cluster.State, p pendingPod, r *framework.PostFi
 		}
 		setDisruptionTarget(s, cur, preemptionMessage(sc.schedulerName))
 		controllerutil.DeletePod(s, cur)
+		// The cache sees the condition's update, then the deletion: the pod
+		// moves to the end and leaves, so the node's last pod takes its slot.
+		sc.order.remove(cluster.Key(cur.Namespace, cur.Name))
 		s.Record(sc.eventSource(), cluster.Regarding("Pod", "v1", cur), v1.EventTypeNormal, "Preempted",
 			fmt.Sprintf("Preempted by pod %v on node %v", preemptor.UID, node))
 	}
@@ -294,52 +297,38 @@ var afterPreemptHook func(sc *Scheduler, s *cluster.State)
 
 // refreshAfterPreemption brings the snapshot to what buildSnapshot would
 // build now, without walking the cluster: within a Sync only the scheduler
-// changes the state, so the victims' node lost pods and the nodes that got
-// pods since the last build must list theirs in key order again (a fresh
-// build adds pods by key). Nodes, images and storage are unchanged, so the
-// static verdicts and the storage epoch stay valid. The snapshot gets a new
-// id, so plugins that follow its log rebuild their indexes as before.
+// changes the state, so only the victims' node changed beyond the pods bound
+// since the build, which the snapshot already holds in the cache's order.
+// Nodes, images and storage are unchanged, so the static verdicts and the
+// storage epoch stay valid. The snapshot gets a new id, so plugins that
+// follow its log rebuild their indexes as before.
 func (sc *Scheduler) refreshAfterPreemption(s *cluster.State, node string) {
 	snap := sc.handle.snap
-	redo := snap.touched
-	if redo == nil {
-		redo = map[*framework.NodeInfo]struct{}{}
-	}
 	if ni := snap.byName[node]; ni != nil {
-		redo[ni] = struct{}{}
-	}
-	for i, ni := range snap.nodes {
-		if _, ok := redo[ni]; !ok {
-			continue
-		}
 		fresh := sc.rebuiltNodeInfo(s, ni)
-		snap.nodes[i], snap.byName[fresh.Name()] = fresh, fresh
+		for i := range snap.nodes {
+			if snap.nodes[i] == ni {
+				snap.nodes[i] = fresh
+			}
+		}
+		snap.byName[node] = fresh
 	}
 	snap.id = snapshotIDs.Add(1)
-	snap.added, snap.touched, snap.claims = nil, nil, nil
+	snap.added, snap.claims = nil, nil
 	snap.affinityDirty = true
 }
 
-// rebuiltNodeInfo is ni as buildSnapshot would build it: the pods still
-// assigned to the node, added in key order.
+// rebuiltNodeInfo is ni as buildSnapshot would build it: the pods the cache
+// order lists on the node.
 func (sc *Scheduler) rebuiltNodeInfo(s *cluster.State, ni *framework.NodeInfo) *framework.NodeInfo {
-	name := ni.Name()
-	keys := make([]string, 0, len(ni.Pods))
 	for _, p := range ni.Pods {
-		key := cluster.Key(p.Pod.Namespace, p.Pod.Name)
-		cur := s.Pods[key]
-		if cur == nil {
+		if key := cluster.Key(p.Pod.Namespace, p.Pod.Name); s.Pods[key] == nil {
 			delete(sc.podInfos, key)
-			continue
-		}
-		if cur.Spec.NodeName == name && !cluster.IsTerminal(cur) {
-			keys = append(keys, key)
 		}
 	}
-	sort.Strings(keys)
 	fresh := framework.NewNodeInfo(ni.Node)
 	fresh.ImageStates = ni.ImageStates
-	for _, key := range keys {
+	for _, key := range sc.order.byNode[ni.Name()] {
 		fresh.AddPod(sc.podInfo(key, s.Pods[key]))
 	}
 	return fresh

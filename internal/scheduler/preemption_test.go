@@ -1,9 +1,12 @@
 package scheduler
 
 import (
+	"fmt"
+	"sort"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
@@ -182,6 +185,86 @@ func TestNominatedFastPath(t *testing.T) {
 			}
 			if (d.Totals != nil) != tt.wantScored {
 				t.Fatalf("scored: %v", d.Totals)
+			}
+		})
+	}
+}
+
+// TestPreemptionVictimsFollowCachePodOrder: victims without a start time
+// and of equal priority are sorted with upstream's MoreImportantPod, which
+// is no strict order for them, so the node's pod order in the scheduler
+// cache decides which are reprieved. That order is the cache's history:
+// pods known at start by key, then bindings appended; a removal moves the
+// node's last pod into the gap and an update moves the pod to the end.
+// Node: 5 CPU; a and b take 1, c 2, x 1; the preemptor needs 3.
+func TestPreemptionVictimsFollowCachePodOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		// bound are on the node before the scheduler starts; bind are
+		// bound by it one Sync at a time, in this order.
+		bound, bind []string
+		deleted     string // removed before the preemptor arrives
+		updated     string // written to before the preemptor arrives
+		want        []string
+	}{
+		// Reprieve order is the reverse of the node order (insertion sort
+		// with an always-true comparator): c fits back, then neither a nor b.
+		{name: "bound in key order", bind: []string{"a", "b", "c"}, want: []string{"a", "b"}},
+		// b and a fit back, c does not.
+		{name: "bound against key order", bind: []string{"c", "a", "b"}, want: []string{"c"}},
+		{name: "known at start: key order", bound: []string{"c", "a", "b"}, want: []string{"a", "b"}},
+		// [x c a b] minus x is [b c a], not [c a b].
+		{name: "removal moves the last pod into the gap", bind: []string{"x", "c", "a", "b"}, deleted: "x", want: []string{"c"}},
+		// [c a b] with c updated is [b a c].
+		{name: "update moves the pod to the end", bind: []string{"c", "a", "b"}, updated: "c", want: []string{"a", "b"}},
+	}
+	cpu := map[string]string{"a": "1", "b": "1", "c": "2", "x": "1"}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			newPod := func(name string) *v1.Pod {
+				p := plugintest.WithPriority(plugintest.SizedPod(name, cpu[name], ""), 0)
+				p.UID = types.UID(name)
+				return p
+			}
+			var pods []*v1.Pod
+			for _, name := range tt.bound {
+				pods = append(pods, plugintest.OnNode(newPod(name), "n1"))
+			}
+			s := newState("1.36", []*v1.Node{plugintest.SizedNode("n1", "5", "8Gi", 110)}, pods...)
+			sc := New()
+			for _, name := range tt.bind {
+				p := newPod(name)
+				s.Pods[cluster.Key(p.Namespace, p.Name)] = p
+				s.NoteChange()
+				if _, err := sc.Sync(s); err != nil {
+					t.Fatal(err)
+				}
+				if p.Spec.NodeName != "n1" {
+					t.Fatalf("%s not bound", name)
+				}
+			}
+			if tt.deleted != "" {
+				delete(s.Pods, "default/"+tt.deleted)
+				s.NoteChange()
+			}
+			if tt.updated != "" {
+				p := s.Pods["default/"+tt.updated]
+				p.Labels = map[string]string{"touched": "yes"}
+				p.ResourceVersion = s.Bump()
+			}
+			hi := plugintest.WithPriority(plugintest.SizedPod("hi", "3", ""), 1000)
+			s.Pods["default/hi"] = hi
+			s.NoteChange()
+			if _, err := sc.Sync(s); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range sc.LastDiagnosis("default/hi").Victims {
+				got = append(got, v.Name)
+			}
+			sort.Strings(got)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("victims %v, want %v", got, tt.want)
 			}
 		})
 	}

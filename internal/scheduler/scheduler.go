@@ -49,6 +49,8 @@ type Scheduler struct {
 	rejected    []rejection
 	nominated   nominatedIndex
 	observer    Observer
+	// order is the cache's order of pods per node (podorder.go).
+	order podOrder
 }
 
 // Observer watches scheduling attempts one by one, in queue order (the
@@ -324,13 +326,10 @@ func (sc *Scheduler) buildSnapshot(s *cluster.State) {
 			delete(sc.podInfos, key)
 		}
 	}
-	for _, key := range cluster.SortedKeys(s.Pods) {
-		p := s.Pods[key]
-		if p.Spec.NodeName == "" || cluster.IsTerminal(p) {
-			continue
-		}
-		if ni := snap.byName[p.Spec.NodeName]; ni != nil {
-			ni.AddPod(sc.podInfo(key, p))
+	sc.order.sync(s)
+	for _, ni := range snap.nodes {
+		for _, key := range sc.order.byNode[ni.Name()] {
+			ni.AddPod(sc.podInfo(key, s.Pods[key]))
 		}
 	}
 	sc.handle.state, sc.handle.snap, sc.handle.services, sc.handle.pvs = s, snap, nil, nil
@@ -383,6 +382,7 @@ func (sc *Scheduler) bind(s *cluster.State, p pendingPod, pi *framework.PodInfo,
 	pod.ResourceVersion = s.Bump()
 	sc.podInfos[p.key] = cachedPodInfo{pod: pod, rv: pod.ResourceVersion, pi: pi}
 	sc.handle.snap.AddPod(pi, node)
+	sc.order.add(p.key, pod)
 	delete(s.Scheduler.Queue, p.key)
 	s.NoteChange()
 	s.Record(sc.eventSource(), cluster.Regarding("Pod", "v1", pod), v1.EventTypeNormal, "Scheduled",

@@ -26,9 +26,6 @@ type Snapshot struct {
 	// (helper.PodLog), so plugins can advance their indexes incrementally.
 	id    uint64
 	added []helper.AddedPod
-	// touched are the nodes that got pods since they were last put in
-	// key order (refreshAfterPreemption restores that order).
-	touched map[*framework.NodeInfo]struct{}
 	// claims counts the pods using each claim "namespace/name" (built on
 	// first use, then kept in step).
 	claims map[string]int
@@ -58,10 +55,6 @@ func (sn *Snapshot) AddPod(pi *framework.PodInfo, node string) {
 	}
 	ni.AddPod(pi)
 	sn.added = append(sn.added, helper.AddedPod{Node: ni, Pod: pi})
-	if sn.touched == nil {
-		sn.touched = map[*framework.NodeInfo]struct{}{}
-	}
-	sn.touched[ni] = struct{}{}
 	if sn.claims != nil {
 		countClaims(sn.claims, pi)
 	}
