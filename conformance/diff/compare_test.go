@@ -148,7 +148,7 @@ func TestEquivalentPreemption(t *testing.T) {
 		{b: nil, u: nil},
 	}
 	for _, tt := range tests {
-		got := equivalentPreemption(scenario.PodResult{Victims: tt.b}, scenario.PodResult{Victims: tt.u}, prio)
+		got := EquivalentPreemption(scenario.PodResult{Victims: tt.b}, scenario.PodResult{Victims: tt.u}, prio)
 		if got != tt.want {
 			t.Errorf("%v vs %v: got %v", tt.b, tt.u, got)
 		}
