@@ -3,6 +3,7 @@ package upstream
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -256,18 +257,26 @@ func (r *Runner) Mirror(w *World) error {
 			return err
 		}
 		for _, p := range r.mirror.nominate {
-			pi, err := framework.NewPodInfo(p)
-			if err != nil {
+			if err := r.nominateHeld(p); err != nil {
 				return err
 			}
-			r.sched.SchedulingQueue.AddNominatedPod(klog.Background(), pi,
-				&fwk.NominatingInfo{NominatedNodeName: p.Status.NominatedNodeName, NominatingMode: fwk.ModeOverride})
 		}
 		r.mirror.nominate = nil
 	}
 	return r.waitFor("mirror to reach the scheduler", func() bool {
 		for _, ok := range arrived {
 			if !ok() {
+				return false
+			}
+		}
+		// A late event about a retired pod's earlier self (same UID) may
+		// have taken a held nomination away: put it back.
+		for _, p := range r.mirror.held {
+			if !r.nominated(p) {
+				if os.Getenv("BERTH_E2E_DEBUG") != "" {
+					fmt.Fprintf(os.Stderr, "upstream: held nomination of %s/%s lost, restored\n", p.Namespace, p.Name)
+				}
+				_ = r.nominateHeld(p)
 				return false
 			}
 		}
@@ -422,6 +431,27 @@ func (r *Runner) hold(key, id string, o *v1.Pod, live map[string]bool) (bool, er
 	r.mirror.held[key] = created
 	r.mirror.nominate = append(r.mirror.nominate, created)
 	return true, nil
+}
+
+// nominateHeld puts a held pod's nomination into upstream's nominator.
+func (r *Runner) nominateHeld(p *v1.Pod) error {
+	pi, err := framework.NewPodInfo(p)
+	if err != nil {
+		return err
+	}
+	r.sched.SchedulingQueue.AddNominatedPod(klog.Background(), pi,
+		&fwk.NominatingInfo{NominatedNodeName: p.Status.NominatedNodeName, NominatingMode: fwk.ModeOverride})
+	return nil
+}
+
+// nominated tells whether upstream's nominator holds p's nomination.
+func (r *Runner) nominated(p *v1.Pod) bool {
+	for _, pi := range r.sched.SchedulingQueue.NominatedPodsForNode(p.Status.NominatedNodeName) {
+		if pi.GetPod().UID == p.UID {
+			return true
+		}
+	}
+	return false
 }
 
 // release deletes a held pod's copy, and its nomination with it.
