@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
@@ -74,6 +75,7 @@ type observer struct {
 	// done stops the comparison at the first disagreement or error.
 	done bool
 	err  error
+	last *cluster.State
 }
 
 func (o *observer) BeforeAttempt(s *cluster.State, key string, first bool) {
@@ -90,6 +92,7 @@ func (o *observer) AfterAttempt(s *cluster.State, key string, first bool, d *sch
 		return
 	}
 	o.attempted[key] = true
+	o.last = s
 	b := berthrun.Result(s, o.weights, key, d)
 	u, err := o.up.ScheduleNext(b.Node)
 	if err != nil {
@@ -120,6 +123,35 @@ func (o *observer) AfterAttempt(s *cluster.State, key string, first bool, d *sch
 func (o *observer) disagree(d *diff.Disagreement) {
 	d.Scenario = o.name
 	o.rep.First, o.done = d, true
+	if os.Getenv("BERTH_E2E_DEBUG") != "" {
+		o.dump()
+	}
+}
+
+// dump prints, per node, where berth's and upstream's pods and nominations
+// differ (BERTH_E2E_DEBUG set).
+func (o *observer) dump() {
+	s := o.last
+	berth := map[string][]string{}
+	for k, p := range s.Pods {
+		if cluster.IsTerminal(p) {
+			continue
+		}
+		switch {
+		case p.Spec.NodeName != "":
+			berth[p.Spec.NodeName] = append(berth[p.Spec.NodeName], k)
+		case p.Status.NominatedNodeName != "" && p.DeletionTimestamp == nil:
+			berth[p.Status.NominatedNodeName] = append(berth[p.Status.NominatedNodeName], "nominated:"+k)
+		}
+	}
+	up := o.up.NodePods()
+	for _, n := range cluster.SortedKeys(s.Nodes) {
+		b := berth[n]
+		sort.Strings(b)
+		if !reflect.DeepEqual(b, up[n]) && (len(b) > 0 || len(up[n]) > 0) {
+			fmt.Fprintf(os.Stderr, "%s node %s:\n  berth    %v\n  upstream %v\n", o.name, n, b, up[n])
+		}
+	}
 }
 
 // priorities knows the priority of every pod a preemption may name: the
@@ -180,8 +212,11 @@ func world(s *cluster.State, attempted map[string]bool) *upstream.World {
 	for _, k := range cluster.SortedKeys(s.StatefulSets) {
 		w.StatefulSets = append(w.StatefulSets, s.StatefulSets[k])
 	}
+	// Bound pods that are terminating still hold their room until they are
+	// gone, in berth's cache as in upstream's; pending ones are never
+	// scheduled.
 	for _, k := range cluster.CreationOrder(s, s.Pods) {
-		if p := s.Pods[k]; !cluster.IsTerminal(p) && p.DeletionTimestamp == nil {
+		if p := s.Pods[k]; !cluster.IsTerminal(p) && (p.DeletionTimestamp == nil || p.Spec.NodeName != "") {
 			w.Pods = append(w.Pods, p)
 		}
 	}

@@ -3,6 +3,7 @@ package upstream
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -31,9 +32,15 @@ import (
 // bound, and nominations of pods that failed kept in upstream's nominator.
 // Then ScheduleNext runs one ScheduleOne on whatever upstream's queue pops.
 //
-// A pod that fails is removed after its attempt (as in the one-pod mode);
-// its nomination is put back into the nominator by the next Mirror, so later
-// pods see the room it holds, as they do in a cluster.
+// A pod that fails is removed after its attempt (as in the one-pod mode).
+// If it nominated a node, the next Mirror puts it back as a held pod: a copy
+// carrying a scheduling gate of the harness's own, so that it waits in
+// upstream's unschedulablePods and never pops, with its nomination in the
+// nominator. Later pods then see the room it holds, as they do in a cluster
+// where the preemptor waits in the queue. (The nominator only accepts pods
+// its pod lister holds unbound, and hands filters the queue's copy of a
+// nominated pod, a bare name when the queue has none: a nomination without
+// a queued pod would count for nothing.)
 
 // World is the other side's cluster at one moment.
 type World struct {
@@ -58,8 +65,11 @@ type World struct {
 // resourceVersion at the time.
 type mirrorState struct {
 	sent map[string]string
-	// held is the node of each retired pod's nomination.
+	// held is the gated copy of each retired pod that holds a nomination.
 	held map[string]*v1.Pod
+	// nominate lists the held pods whose nomination the nominator still
+	// needs, once the informers hold them.
+	nominate []*v1.Pod
 }
 
 // StartEmpty starts a scheduler over an empty cluster, for Mirror.
@@ -223,6 +233,7 @@ func (r *Runner) Mirror(w *World) error {
 			pending++
 		}
 	}
+
 	// Whatever the other side no longer has goes, pods first.
 	for id := range r.mirror.sent {
 		if live[id] {
@@ -233,9 +244,39 @@ func (r *Runner) Mirror(w *World) error {
 		}
 		delete(r.mirror.sent, id)
 	}
+	if len(r.mirror.nominate) > 0 {
+		if err := r.waitFor("held pods to reach the queue", func() bool {
+			for _, ok := range arrived {
+				if !ok() {
+					return false
+				}
+			}
+			_, summary := r.sched.SchedulingQueue.PendingPods()
+			return strings.HasSuffix(summary, fmt.Sprintf("unschedulablePods:%d", len(r.mirror.held)))
+		}); err != nil {
+			return err
+		}
+		for _, p := range r.mirror.nominate {
+			if err := r.nominateHeld(p); err != nil {
+				return err
+			}
+		}
+		r.mirror.nominate = nil
+	}
 	return r.waitFor("mirror to reach the scheduler", func() bool {
 		for _, ok := range arrived {
 			if !ok() {
+				return false
+			}
+		}
+		// A late event about a retired pod's earlier self (same UID) may
+		// have taken a held nomination away: put it back.
+		for _, p := range r.mirror.held {
+			if !r.nominated(p) {
+				if os.Getenv("BERTH_E2E_DEBUG") != "" {
+					fmt.Fprintf(os.Stderr, "upstream: held nomination of %s/%s lost, restored\n", p.Namespace, p.Name)
+				}
+				_ = r.nominateHeld(p)
 				return false
 			}
 		}
@@ -248,7 +289,7 @@ func (r *Runner) Mirror(w *World) error {
 			}
 		}
 		return err == nil && count == r.boundCount() && nodes == len(w.Nodes) &&
-			summary == fmt.Sprintf("activeQ:%d; backoffQ:0; unschedulablePods:0", pending)
+			summary == fmt.Sprintf("activeQ:%d; backoffQ:0; unschedulablePods:%d", pending, len(r.mirror.held))
 	})
 }
 
@@ -316,8 +357,7 @@ func (r *Runner) mirrorPod(o *v1.Pod, key string, attempted bool, live map[strin
 	id := "pod/" + key
 	if o.Spec.NodeName == "" && attempted {
 		// Retired after its failed attempt: only its nomination stays.
-		r.hold(key, o)
-		return false, nil
+		return r.hold(key, id, o, live)
 	}
 	live[id] = true
 	cur, err := r.client.Tracker().Get(podsResource, o.Namespace, o.Name)
@@ -325,7 +365,12 @@ func (r *Runner) mirrorPod(o *v1.Pod, key string, attempted bool, live map[strin
 	if last, sent := r.mirror.sent[id]; sent && last == o.ResourceVersion && exists {
 		return false, nil
 	}
-	r.release(key)
+	if r.mirror.held[key] != nil {
+		if err := r.release(key); err != nil {
+			return false, err
+		}
+		exists = false
+	}
 	switch {
 	case o.Spec.NodeName == "" && !exists:
 		// A new pending pod: it enters upstream's queue now, in creation order.
@@ -355,32 +400,79 @@ func (r *Runner) mirrorPod(o *v1.Pod, key string, attempted bool, live map[strin
 	return o.Spec.NodeName != "" || !exists, nil
 }
 
-// hold keeps a retired pod's nomination in upstream's nominator, where a
-// pod waiting in a real queue would keep it.
-func (r *Runner) hold(key string, o *v1.Pod) {
+// heldGate is the scheduling gate that keeps held pods out of upstream's
+// activeQ.
+const heldGate = "berth.conformance/held"
+
+// hold keeps a retired pod's nomination in upstream, where a pod waiting in
+// a real queue would keep it: as a gated copy whose nomination Mirror adds
+// to the nominator once the informers hold it.
+func (r *Runner) hold(key, id string, o *v1.Pod, live map[string]bool) (bool, error) {
 	old := r.mirror.held[key]
 	if old != nil && old.Status.NominatedNodeName == o.Status.NominatedNodeName {
-		return
+		live[id] = true
+		return false, nil
 	}
-	r.release(key)
+	if err := r.release(key); err != nil {
+		return false, err
+	}
 	if o.Status.NominatedNodeName == "" {
-		return
+		return false, nil
 	}
 	p := strip(o)
+	p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, v1.PodSchedulingGate{Name: heldGate})
+	p.Status = v1.PodStatus{Phase: v1.PodPending, NominatedNodeName: o.Status.NominatedNodeName}
+	created, err := r.client.CoreV1().Pods(p.Namespace).Create(r.ctx, p, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("upstream: mirror hold %s: %w", id, err)
+	}
+	live[id] = true
+	r.mirror.sent[id] = o.ResourceVersion
+	r.mirror.held[key] = created
+	r.mirror.nominate = append(r.mirror.nominate, created)
+	return true, nil
+}
+
+// nominateHeld puts a held pod's nomination into upstream's nominator.
+func (r *Runner) nominateHeld(p *v1.Pod) error {
 	pi, err := framework.NewPodInfo(p)
 	if err != nil {
-		return
+		return err
 	}
 	r.sched.SchedulingQueue.AddNominatedPod(klog.Background(), pi,
 		&fwk.NominatingInfo{NominatedNodeName: p.Status.NominatedNodeName, NominatingMode: fwk.ModeOverride})
-	r.mirror.held[key] = p
+	return nil
 }
 
-func (r *Runner) release(key string) {
-	if p := r.mirror.held[key]; p != nil {
-		r.sched.SchedulingQueue.DeleteNominatedPodIfExists(p)
-		delete(r.mirror.held, key)
+// nominated tells whether upstream's nominator holds p's nomination.
+func (r *Runner) nominated(p *v1.Pod) bool {
+	for _, pi := range r.sched.SchedulingQueue.NominatedPodsForNode(p.Status.NominatedNodeName) {
+		if pi.GetPod().UID == p.UID {
+			return true
+		}
 	}
+	return false
+}
+
+// release deletes a held pod's copy, and its nomination with it.
+func (r *Runner) release(key string) error {
+	p := r.mirror.held[key]
+	if p == nil {
+		return nil
+	}
+	delete(r.mirror.held, key)
+	delete(r.mirror.sent, "pod/"+key)
+	for i, q := range r.mirror.nominate {
+		if q == p {
+			r.mirror.nominate = append(r.mirror.nominate[:i:i], r.mirror.nominate[i+1:]...)
+			break
+		}
+	}
+	err := r.client.CoreV1().Pods(p.Namespace).Delete(r.ctx, p.Name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("upstream: mirror release %s: %w", key, err)
+	}
+	return nil
 }
 
 // mirrorDelete removes an object the other side deleted (upstream may have
@@ -392,7 +484,9 @@ func (r *Runner) mirrorDelete(id string) error {
 	var err error
 	switch kind {
 	case "pod":
-		r.release(ns + "/" + name)
+		if r.mirror.held[ns+"/"+name] != nil {
+			return r.release(ns + "/" + name)
+		}
 		err = cs.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{})
 	case "node":
 		err = cs.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
@@ -422,7 +516,7 @@ func (r *Runner) mirrorDelete(id string) error {
 // Schedule.
 func (r *Runner) ScheduleNext(align string) (scenario.PodResult, error) {
 	pods, _ := r.sched.SchedulingQueue.PendingPods()
-	if len(pods) == 0 {
+	if len(pods) <= len(r.mirror.held) {
 		return scenario.PodResult{}, errors.New("upstream: nothing in the queue")
 	}
 	r.obs = newObservation()
