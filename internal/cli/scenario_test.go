@@ -21,48 +21,126 @@ import (
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
 		state := t.TempDir()
-		repo, err := filepath.Abs("../..")
-		if err != nil {
-			t.Fatal(err)
-		}
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			if d.Cmd != "run" {
 				t.Fatalf("%s: unknown directive %q (want run)", d.Pos, d.Cmd)
 			}
-			var out bytes.Buffer
-			for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-				words, err := SplitWords(line)
-				if err != nil {
-					t.Fatalf("%s: %v", d.Pos, err)
-				}
-				if len(words) == 0 || words[0] != "berth" {
-					t.Fatalf("%s: command must start with berth: %q", d.Pos, line)
-				}
-				stdin := ""
-				if n := len(words); n >= 3 && words[n-2] == "<" {
-					data, err := os.ReadFile(filepath.Join(repo, "internal/cli", words[n-1]))
-					if err != nil {
-						t.Fatalf("%s: %v", d.Pos, err)
-					}
-					stdin, words = string(data), words[:n-2]
-				}
-				args := []string{"--state", state}
-				for _, w := range words[1:] {
-					switch {
-					case strings.HasPrefix(w, "examples/"):
-						w = filepath.Join(repo, w)
-					case strings.HasPrefix(w, "testdata/"):
-						w = filepath.Join(repo, "internal/cli", w)
-					}
-					args = append(args, w)
-				}
-				if code := Run(args, strings.NewReader(stdin), &out, &out); code != 0 {
-					fmt.Fprintf(&out, "[exit status %d]\n", code)
-				}
-			}
-			// Paths in messages are shown relative to the repository.
-			got := strings.ReplaceAll(out.String(), state, "$STATE")
-			return strings.ReplaceAll(got, repo+"/", "")
+			return runLines(t, d, state, nil)
 		})
 	})
+}
+
+// TestBadInput runs the bad-input corpus in testdata/badinput: "run" blocks
+// set a state up as in the scenarios; each command of a "bad" block must
+// fail (non-zero exit) and leave the state directory byte for byte as it
+// was. Regenerate with -rewrite and review the diff.
+func TestBadInput(t *testing.T) {
+	datadriven.Walk(t, "testdata/badinput", func(t *testing.T, path string) {
+		state := t.TempDir()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "run":
+				return runLines(t, d, state, nil)
+			case "bad":
+				return runLines(t, d, state, func(line string, code int, before, after map[string]string) {
+					if code == 0 {
+						t.Errorf("%s: %q succeeded; a bad-input case must fail", d.Pos, line)
+					}
+					if !equalFiles(before, after) {
+						t.Errorf("%s: %q changed the state", d.Pos, line)
+					}
+				})
+			default:
+				t.Fatalf("%s: unknown directive %q (want run or bad)", d.Pos, d.Cmd)
+				return ""
+			}
+		})
+	})
+}
+
+// runLines runs each command line of d against state and returns what a
+// terminal shows, plus "[exit status N]" for failures. check, when set, sees
+// every command's exit code and the state directory before and after it.
+func runLines(t *testing.T, d *datadriven.TestData, state string, check func(line string, code int, before, after map[string]string)) string {
+	t.Helper()
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		words, err := SplitWords(line)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Pos, err)
+		}
+		if len(words) == 0 || words[0] != "berth" {
+			t.Fatalf("%s: command must start with berth: %q", d.Pos, line)
+		}
+		stdin := ""
+		if n := len(words); n >= 3 && words[n-2] == "<" {
+			data, err := os.ReadFile(filepath.Join(repo, "internal/cli", words[n-1]))
+			if err != nil {
+				t.Fatalf("%s: %v", d.Pos, err)
+			}
+			stdin, words = string(data), words[:n-2]
+		}
+		args := []string{"--state", state}
+		for _, w := range words[1:] {
+			switch {
+			case strings.HasPrefix(w, "examples/"):
+				w = filepath.Join(repo, w)
+			case strings.HasPrefix(w, "testdata/"):
+				w = filepath.Join(repo, "internal/cli", w)
+			}
+			args = append(args, w)
+		}
+		var before map[string]string
+		if check != nil {
+			before = readDir(t, state)
+		}
+		code := Run(args, strings.NewReader(stdin), &out, &out)
+		if code != 0 {
+			fmt.Fprintf(&out, "[exit status %d]\n", code)
+		}
+		if check != nil {
+			check(line, code, before, readDir(t, state))
+		}
+	}
+	// Paths in messages are shown relative to the repository.
+	got := strings.ReplaceAll(out.String(), state, "$STATE")
+	return strings.ReplaceAll(got, repo+"/", "")
+}
+
+// readDir returns every file under dir by relative path.
+func readDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		files[rel] = string(data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func equalFiles(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
