@@ -151,6 +151,7 @@ func (o *observer) dump() {
 		if !reflect.DeepEqual(b, up[n]) && (len(b) > 0 || len(up[n]) > 0) {
 			fmt.Fprintf(os.Stderr, "%s node %s:\n  berth    %v\n  upstream %v\n", o.name, n, b, up[n])
 		}
+		fmt.Fprintf(os.Stderr, "%s node %s upstream host ports: %s\n", o.name, n, o.up.UsedPorts(n))
 	}
 }
 

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"fmt"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -26,4 +27,21 @@ func (r *Runner) NodePods() map[string][]string {
 		sort.Strings(l)
 	}
 	return out
+}
+
+// UsedPorts returns the host ports upstream's cache counts on node (diagnostics).
+func (r *Runner) UsedPorts(node string) string {
+	info := r.sched.Cache.Dump().Nodes[node]
+	if info == nil {
+		return "<no node>"
+	}
+	var out []string
+	for _, p := range info.GetPods() {
+		for _, c := range p.GetPod().Spec.Containers {
+			for _, port := range c.Ports {
+				out = append(out, fmt.Sprintf("%s:%s/%d/%s", p.GetPod().Name, port.HostIP, port.HostPort, port.Protocol))
+			}
+		}
+	}
+	return fmt.Sprintf("%v used=%v", out, info.GetUsedPorts())
 }

@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler/framework"
 )
 
 // podOrder is the order of each node's pods in kube-scheduler's cache
@@ -22,15 +23,25 @@ import (
 // by an add. Bindings are taken as confirmed before the next pod is assumed
 // (upstream's order then depends on informer timing). A fresh Scheduler
 // starts from key order, as upstream does after a restart.
+//
+// The cache's UsedPorts of a node live as long as the cache too, and they
+// are a set: when two pods on a node hold the same host port (pods bound
+// without the scheduler can), removing one frees the port for the
+// scheduler although the other still holds it. ports keeps each node's set
+// through the same adds and removals, so the snapshot shows what
+// upstream's long-lived cache shows.
 type podOrder struct {
 	byNode map[string][]string
 	// seen is where and at which resourceVersion each pod was last
 	// accounted; a newer resourceVersion is an update.
-	seen map[string]seenPod
+	seen  map[string]seenPod
+	ports map[string]framework.HostPortInfo
 }
 
 type seenPod struct {
 	node, rv string
+	// hostPorts are the ports the pod added to its node's set.
+	hostPorts []v1.ContainerPort
 }
 
 // inCache reports whether the snapshot holds the pod.
@@ -40,7 +51,23 @@ func inCache(p *v1.Pod) bool { return p.Spec.NodeName != "" && !cluster.IsTermin
 func (o *podOrder) add(key string, p *v1.Pod) {
 	node := p.Spec.NodeName
 	o.byNode[node] = append(o.byNode[node], key)
-	o.seen[key] = seenPod{node: node, rv: p.ResourceVersion}
+	hostPorts := framework.HostPorts(p)
+	o.seen[key] = seenPod{node: node, rv: p.ResourceVersion, hostPorts: hostPorts}
+	if len(hostPorts) > 0 && o.ports[node] == nil {
+		o.ports[node] = framework.HostPortInfo{}
+	}
+	for _, hp := range hostPorts {
+		o.ports[node].Add(hp.HostIP, string(hp.Protocol), hp.HostPort)
+	}
+}
+
+// usedPorts sets the node's used ports to the cache's set.
+func (o *podOrder) usedPorts(ni *framework.NodeInfo) {
+	if set := o.ports[ni.Name()]; len(set) > 0 {
+		ni.UsedPorts = set.Clone()
+	} else {
+		ni.UsedPorts = nil
+	}
 }
 
 // remove takes the pod off its node the way the cache does: the last pod
@@ -51,6 +78,9 @@ func (o *podOrder) remove(key string) {
 		return
 	}
 	delete(o.seen, key)
+	for _, hp := range sp.hostPorts {
+		o.ports[sp.node].Remove(hp.HostIP, string(hp.Protocol), hp.HostPort)
+	}
 	list := o.byNode[sp.node]
 	for i, k := range list {
 		if k == key {
@@ -74,7 +104,7 @@ func (o *podOrder) remove(key string) {
 // is the order of each pod's last write.
 func (o *podOrder) sync(s *cluster.State) {
 	if o.seen == nil {
-		o.byNode, o.seen = map[string][]string{}, map[string]seenPod{}
+		o.byNode, o.seen, o.ports = map[string][]string{}, map[string]seenPod{}, map[string]framework.HostPortInfo{}
 		for _, key := range cluster.SortedKeys(s.Pods) {
 			if p := s.Pods[key]; inCache(p) {
 				o.add(key, p)
@@ -118,7 +148,11 @@ func (o *podOrder) sync(s *cluster.State) {
 
 // clone copies the order (tests compare a fresh build with the live one).
 func (o *podOrder) clone() podOrder {
-	c := podOrder{byNode: make(map[string][]string, len(o.byNode)), seen: make(map[string]seenPod, len(o.seen))}
+	c := podOrder{byNode: make(map[string][]string, len(o.byNode)), seen: make(map[string]seenPod, len(o.seen)),
+		ports: make(map[string]framework.HostPortInfo, len(o.ports))}
+	for n, set := range o.ports {
+		c.ports[n] = set.Clone()
+	}
 	for n, list := range o.byNode {
 		c.byNode[n] = append([]string(nil), list...)
 	}

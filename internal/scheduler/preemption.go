@@ -331,6 +331,7 @@ func (sc *Scheduler) rebuiltNodeInfo(s *cluster.State, ni *framework.NodeInfo) *
 	for _, key := range sc.order.byNode[ni.Name()] {
 		fresh.AddPod(sc.podInfo(key, s.Pods[key]))
 	}
+	sc.order.usedPorts(fresh)
 	return fresh
 }
 

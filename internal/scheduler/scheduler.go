@@ -331,6 +331,7 @@ func (sc *Scheduler) buildSnapshot(s *cluster.State) {
 		for _, key := range sc.order.byNode[ni.Name()] {
 			ni.AddPod(sc.podInfo(key, s.Pods[key]))
 		}
+		sc.order.usedPorts(ni)
 	}
 	sc.handle.state, sc.handle.snap, sc.handle.services, sc.handle.pvs = s, snap, nil, nil
 	sc.handle.epoch, sc.handle.writes = sc.handle.epoch+1, nil

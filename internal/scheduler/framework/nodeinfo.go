@@ -92,31 +92,30 @@ func (n *NodeInfo) update(pi *PodInfo, sign int64) {
 	}
 	n.NonZeroRequested.MilliCPU += sign * pi.NonZeroMilliCPU
 	n.NonZeroRequested.Memory += sign * pi.NonZeroMemory
-	for _, c := range pi.Pod.Spec.Containers {
-		for _, p := range c.Ports {
-			if p.HostPort <= 0 {
-				continue
-			}
-			if sign > 0 {
-				n.usedPorts().Add(p.HostIP, string(p.Protocol), p.HostPort)
-			} else {
-				n.UsedPorts.Remove(p.HostIP, string(p.Protocol), p.HostPort)
-			}
-		}
-	}
-	for _, c := range pi.Pod.Spec.InitContainers {
-		for _, p := range c.Ports {
-			if p.HostPort <= 0 {
-				continue
-			}
-			if sign > 0 {
-				n.usedPorts().Add(p.HostIP, string(p.Protocol), p.HostPort)
-			} else {
-				n.UsedPorts.Remove(p.HostIP, string(p.Protocol), p.HostPort)
-			}
+	for _, p := range HostPorts(pi.Pod) {
+		if sign > 0 {
+			n.usedPorts().Add(p.HostIP, string(p.Protocol), p.HostPort)
+		} else {
+			n.UsedPorts.Remove(p.HostIP, string(p.Protocol), p.HostPort)
 		}
 	}
 	n.Generation++
+}
+
+// HostPorts lists the host ports a pod's containers and init containers
+// declare, as the cache accounts them.
+func HostPorts(pod *v1.Pod) []v1.ContainerPort {
+	var out []v1.ContainerPort
+	for _, list := range [][]v1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for _, c := range list {
+			for _, p := range c.Ports {
+				if p.HostPort > 0 {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Clone copies the NodeInfo so that adding or removing pods on the copy does
