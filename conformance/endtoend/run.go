@@ -44,6 +44,7 @@ func Run(name string, file []byte, kubernetesVersion, dir string) (diff.Report, 
 	if err != nil {
 		return rep, err
 	}
+	defer a.Close() // releases the state's lock (and its file descriptor)
 	applyErr := a.Apply(app.ApplyRequest{Files: []string{path}})
 	if obs.err != nil {
 		return rep, obs.err

@@ -36,6 +36,12 @@ type Options struct {
 	Seed              int64
 	In                io.Reader
 	Out, ErrOut       io.Writer
+	// ReadOnly commands (get, describe, events) share the state's lock;
+	// every other command holds it exclusively from load to save.
+	ReadOnly bool
+	// LockTimeout is how long to wait for another command's lock (0: fail
+	// at once when the state is in use).
+	LockTimeout time.Duration
 	// SchedulerObserver, when set, watches every scheduling attempt (the
 	// conformance harness's end-to-end mode).
 	SchedulerObserver scheduler.Observer
@@ -47,36 +53,58 @@ type App struct {
 	state *cluster.State
 	// fresh is true when no state existed on disk.
 	fresh bool
+	lock  *cluster.Lock
 }
 
-// Open loads the state, or prepares a new one (not written until a change is saved).
+// Open locks the state directory, then loads the state or prepares a new
+// one (not written until a change is saved). The lock is taken before the
+// load so that a command's read-modify-write never interleaves with
+// another's; Close releases it.
 func Open(opts Options) (*App, error) {
 	if opts.KubernetesVersion != "" {
 		if _, err := version.Parse(opts.KubernetesVersion); err != nil {
 			return nil, err
 		}
 	}
+	lock, err := cluster.LockState(opts.StateDir, !opts.ReadOnly, opts.LockTimeout, opts.ErrOut)
+	if err != nil {
+		return nil, err
+	}
 	s, err := cluster.Load(opts.StateDir)
 	switch {
 	case errors.Is(err, cluster.ErrNoState):
 		s = newState(opts.KubernetesVersion, opts.Seed)
-		return &App{opts: opts, state: s, fresh: true}, nil
+		return &App{opts: opts, state: s, fresh: true, lock: lock}, nil
 	case err != nil:
+		lock.Unlock()
 		return nil, err
 	}
 	if opts.KubernetesVersion != "" && opts.KubernetesVersion != s.Info.KubernetesVersion {
 		fmt.Fprintf(opts.ErrOut, "berth: warning: --kubernetes-version %s ignored: the cluster in %s runs %s (berth reset to start over)\n",
 			opts.KubernetesVersion, opts.StateDir, s.Info.KubernetesVersion)
 	}
-	return &App{opts: opts, state: s}, nil
+	return &App{opts: opts, state: s, lock: lock}, nil
 }
+
+// Close releases the state's lock.
+func (a *App) Close() error { return a.lock.Unlock() }
 
 // State exposes the cluster for tests and benchmarks.
 func (a *App) State() *cluster.State { return a.state }
 
-// Reset removes the state directory's state file.
+// Reset removes the state directory's state file, under the lock so that it
+// never lands in the middle of another command. The lock file stays.
 func Reset(opts Options) error {
-	err := os.Remove(filepath.Join(opts.StateDir, cluster.StateFile))
+	if _, err := os.Stat(opts.StateDir); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(opts.Out, "berth: cluster state in %s cleared\n", opts.StateDir)
+		return nil
+	}
+	lock, err := cluster.LockState(opts.StateDir, true, opts.LockTimeout, opts.ErrOut)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	err = os.Remove(filepath.Join(opts.StateDir, cluster.StateFile))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

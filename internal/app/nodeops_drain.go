@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -46,8 +45,9 @@ type podVerdict struct {
 
 // Drain cordons the nodes, then evicts their pods through the eviction API
 // (honouring PodDisruptionBudgets), retrying refused evictions every five
-// seconds of virtual time, as kubectl drain does. The cordon is kept even
-// when the drain fails.
+// seconds of virtual time, as kubectl drain does. The cordon and the virtual
+// time spent are kept even when the drain fails (exit status 1), with or
+// without --timeout, as kubectl drain leaves a node cordoned.
 func (a *App) Drain(r DrainRequest) error {
 	work := a.state.Clone()
 	o := &output{}
@@ -236,8 +236,13 @@ func evictPods(s *cluster.State, ctrls []sim.Controller, pods []*corev1.Pod, tim
 			break
 		}
 		if timeout == 0 && !progressPossible(s) {
-			return nil, fmt.Errorf("drain: evicting %s: %v: the disruption budget never allows it and nothing is left to happen; add --timeout to see kubectl's retries until it gives up",
-				podNames(pending), errNoProgress)
+			// kubectl would retry forever; berth stops here and fails the
+			// way a --timeout does: the node stays cordoned, the virtual
+			// time spent is kept, and each pod left gets an error line.
+			for _, pod := range pending {
+				errs = append(errs, fmt.Sprintf("error when evicting pods/%q -n %q: %v (kubectl would retry forever; add --timeout to bound the wait)", pod.Name, pod.Namespace, errNoProgress))
+			}
+			break
 		}
 		if err := sim.Advance(s, ctrls, evictRetryDelay); err != nil {
 			return nil, err
@@ -251,13 +256,4 @@ func evictPods(s *cluster.State, ctrls []sim.Controller, pods []*corev1.Pod, tim
 func progressPossible(s *cluster.State) bool {
 	_, ok := s.NextTimer(true)
 	return ok
-}
-
-func podNames(pods []*corev1.Pod) string {
-	names := make([]string, len(pods))
-	for i, p := range pods {
-		names[i] = p.Namespace + "/" + p.Name
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }

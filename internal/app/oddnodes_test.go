@@ -26,6 +26,7 @@ func TestOddNodesApply(t *testing.T) {
 		if err := a.Apply(ApplyRequest{Files: []string{f}}); err != nil {
 			t.Fatalf("apply %s: %v", f, err)
 		}
+		a.Close() // the next Open locks the state again
 	}
 	if strings.Contains(errOut.String(), "bundled example") {
 		t.Errorf("Node manifests alone brought in the example cluster: %s", errOut.String())
@@ -34,6 +35,7 @@ func TestOddNodesApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer a.Close()
 	s := a.State()
 	if s.Info.Name != "" || s.Info.Region != "" || len(s.Info.Zones) != 0 || s.Info.VPCCIDR != "" {
 		t.Errorf("state adopted a cluster: %+v", s.Info)

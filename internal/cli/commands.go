@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -9,8 +10,17 @@ import (
 	"github.com/berth-sim/berth/internal/app"
 )
 
-func open(g *globals, cmd *cobra.Command) (*app.App, error) {
-	return app.Open(g.options(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+// withApp opens the state (locked: shared when readOnly, else exclusive),
+// runs fn and releases the lock however fn ends.
+func withApp(g *globals, cmd *cobra.Command, readOnly bool, fn func(a *app.App) error) error {
+	opts := g.options(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+	opts.ReadOnly = readOnly
+	a, err := app.Open(opts)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return fn(a)
 }
 
 func newApplyCmd(g *globals) *cobra.Command {
@@ -30,11 +40,9 @@ func newApplyCmd(g *globals) *cobra.Command {
 			if len(files) > 0 && kustomize != "" {
 				return fmt.Errorf("only one of -f or -k can be specified")
 			}
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
-			}
-			return a.Apply(app.ApplyRequest{Files: files, Kustomize: kustomize, Namespace: g.namespace})
+			return withApp(g, cmd, false, func(a *app.App) error {
+				return a.Apply(app.ApplyRequest{Files: files, Kustomize: kustomize, Namespace: g.namespace})
+			})
 		},
 	}
 	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "file, directory or - (stdin); repeatable")
@@ -52,12 +60,10 @@ func newGetCmd(g *globals) *cobra.Command {
   berth get pods -A --field-selector=status.phase=Pending`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
-			}
-			o.Args, o.Namespace = args, g.namespace
-			return a.Get(o)
+			return withApp(g, cmd, true, func(a *app.App) error {
+				o.Args, o.Namespace = args, g.namespace
+				return a.Get(o)
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -80,12 +86,10 @@ func newDescribeCmd(g *globals) *cobra.Command {
   berth describe node --selector kubernetes.io/arch=arm64`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
-			}
-			o.Args, o.Namespace = args, g.namespace
-			return a.Describe(o)
+			return withApp(g, cmd, true, func(a *app.App) error {
+				o.Args, o.Namespace = args, g.namespace
+				return a.Describe(o)
+			})
 		},
 	}
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "label selector")
@@ -102,11 +106,9 @@ func newRolloutCmd(g *globals) *cobra.Command {
 		Short: "Show the status of a rollout; with --watch, run virtual time until it finishes",
 		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
-			}
-			return a.RolloutStatus(app.RolloutRequest{Args: args, Namespace: g.namespace, Watch: watch, Timeout: timeout})
+			return withApp(g, cmd, false, func(a *app.App) error {
+				return a.RolloutStatus(app.RolloutRequest{Args: args, Namespace: g.namespace, Watch: watch, Timeout: timeout})
+			})
 		},
 	}
 	status.Flags().BoolVarP(&watch, "watch", "w", true, "watch the rollout until it finishes (in virtual time)")
@@ -121,12 +123,10 @@ func newDeleteCmd(g *globals) *cobra.Command {
 		Use:   "delete (TYPE NAME... | TYPE/NAME | -f FILENAME)",
 		Short: "Delete objects, then run the cluster until it settles",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
-			}
-			o.Args, o.Namespace = args, g.namespace
-			return a.Delete(o)
+			return withApp(g, cmd, false, func(a *app.App) error {
+				o.Args, o.Namespace = args, g.namespace
+				return a.Delete(o)
+			})
 		},
 	}
 	cmd.Flags().StringArrayVarP(&o.Files, "filename", "f", nil, "delete the objects in these files")
@@ -143,11 +143,9 @@ func newEventsCmd(g *globals) *cobra.Command {
 		Short: "List events as kubectl events does",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
-			}
-			return a.Events(g.namespace, all)
+			return withApp(g, cmd, true, func(a *app.App) error {
+				return a.Events(g.namespace, all)
+			})
 		},
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "events of every namespace")
@@ -155,23 +153,43 @@ func newEventsCmd(g *globals) *cobra.Command {
 }
 
 func newAdvanceCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:     "advance DURATION",
 		Short:   "Move virtual time forward (timers fire, pods start, evictions happen)",
 		Example: "  berth advance 5m",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := time.ParseDuration(args[0])
-			if err != nil || d < 0 {
+			if err != nil {
 				return fmt.Errorf("invalid duration %q: use Go syntax such as 30s, 5m, 1h30m", args[0])
 			}
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
+			if d < 0 {
+				return errBackwards(args[0])
 			}
-			return a.Advance(d)
+			return withApp(g, cmd, false, func(a *app.App) error {
+				return a.Advance(d)
+			})
 		},
 	}
+	// "-5m" reaches the flag parser first, which would call it an unknown
+	// shorthand flag; say what is really wrong.
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		const marker = " in -"
+		msg := err.Error()
+		if i := strings.LastIndex(msg, marker); strings.HasPrefix(msg, "unknown shorthand flag") && i >= 0 {
+			arg := msg[i+len(marker)-1:]
+			if d, perr := time.ParseDuration(arg); perr == nil && d < 0 {
+				return errBackwards(arg)
+			}
+		}
+		return err
+	})
+	return cmd
+}
+
+// errBackwards refuses a negative `advance`: virtual time only moves forward.
+func errBackwards(arg string) error {
+	return fmt.Errorf("advance: duration %q is negative: virtual time cannot go backwards", arg)
 }
 
 func newResetCmd(g *globals) *cobra.Command {

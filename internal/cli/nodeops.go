@@ -41,11 +41,9 @@ func newCordonCmd(g *globals, desired bool) *cobra.Command {
 		Short: short,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
-			}
-			return a.Cordon(args, desired)
+			return withApp(g, cmd, false, func(a *app.App) error {
+				return a.Cordon(args, desired)
+			})
 		},
 	}
 }
@@ -59,12 +57,10 @@ func newDrainCmd(g *globals) *cobra.Command {
   berth drain NODE --ignore-daemonsets --delete-emptydir-data --force --timeout 2m`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
-			}
-			r.Nodes = args
-			return rawExit(cmd, a.Drain(r))
+			return withApp(g, cmd, false, func(a *app.App) error {
+				r.Nodes = args
+				return rawExit(cmd, a.Drain(r))
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -87,15 +83,13 @@ func newNodeEditCmd(g *globals, verb string) *cobra.Command {
 		Use: use, Short: short, Example: example,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
-			}
-			r.Args = args
-			if verb == "label" {
-				return a.Label(r)
-			}
-			return a.Taint(r)
+			return withApp(g, cmd, false, func(a *app.App) error {
+				r.Args = args
+				if verb == "label" {
+					return a.Label(r)
+				}
+				return a.Taint(r)
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&r.Overwrite, "overwrite", false, "allow replacing existing values")
@@ -109,11 +103,9 @@ func newNodeCmd(g *globals) *cobra.Command {
 		Short: "Make a node stop reporting (NotReady, unreachable taints; pods are evicted after tolerationSeconds)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := open(g, cmd)
-			if err != nil {
-				return err
-			}
-			return a.FailNode(args[0])
+			return withApp(g, cmd, false, func(a *app.App) error {
+				return a.FailNode(args[0])
+			})
 		},
 	})
 	return cmd

@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/berth-sim/berth/internal/app"
+	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/view"
 )
 
@@ -26,6 +28,7 @@ type globals struct {
 	kubernetesVersion string
 	seed              int64
 	namespace         string
+	lockTimeout       time.Duration
 }
 
 func (g *globals) options(in io.Reader, out, errOut io.Writer) app.Options {
@@ -40,6 +43,7 @@ func (g *globals) options(in io.Reader, out, errOut io.Writer) app.Options {
 		StateDir:          dir,
 		KubernetesVersion: g.kubernetesVersion,
 		Seed:              g.seed,
+		LockTimeout:       g.lockTimeout,
 		In:                in,
 		Out:               out,
 		ErrOut:            errOut,
@@ -66,6 +70,7 @@ semantics, and shows the result the way kubectl would.`,
 	pf.StringVar(&g.kubernetesVersion, "kubernetes-version", "", "Kubernetes version of a newly created state (default "+app.DefaultKubernetesVersion()+"; a ClusterConfig's metadata.version wins)")
 	pf.Int64Var(&g.seed, "seed", 1, "seed of a newly created state: generated names, IPs and tie-breaks derive from it")
 	pf.StringVarP(&g.namespace, "namespace", "n", "", "namespace (default \"default\")")
+	pf.DurationVar(&g.lockTimeout, "lock-timeout", cluster.DefaultLockTimeout, "how long to wait while another berth command uses the state (0: fail at once)")
 
 	root.AddCommand(
 		newApplyCmd(g),

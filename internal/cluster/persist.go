@@ -25,20 +25,10 @@ func Load(dir string) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	var probe struct {
-		FormatVersion int `json:"formatVersion"`
+	s, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("%s: not a berth state file: %v", path, err)
-	}
-	if probe.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%s: state format version %d, this berth reads version %d (run `berth reset`)", path, probe.FormatVersion, FormatVersion)
-	}
-	s := &State{}
-	if err := json.Unmarshal(data, s); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	s.init()
 	return s, nil
 }
 
