@@ -12,10 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/berth-sim/berth/internal/version"
 )
 
 // updatablePodSpecFields is the list the API server names when it refuses a
-// pod update (pkg/apis/core/validation, v1.36.3; unchanged since 1.24).
+// pod update (pkg/apis/core/validation, v1.36.3), joined with ",".
 var updatablePodSpecFields = []string{
 	"`spec.containers[*].image`",
 	"`spec.initContainers[*].image`",
@@ -23,6 +25,17 @@ var updatablePodSpecFields = []string{
 	"`spec.tolerations` (only additions to existing tolerations)",
 	"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
 }
+
+// legacyUpdatableFields is the older wording, seen in 1.2x clusters' errors;
+// joinedListMinor is the first minor assumed to print the joined list (the
+// list became a slice when in-place resize was added in 1.27: an inference,
+// not checked against that release's source).
+const (
+	legacyUpdatableFields = "`spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, " +
+		"`spec.tolerations` (only additions to existing tolerations) or " +
+		"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+	joinedListMinor = 27
+)
 
 // Annotations the API server guards on update.
 const (
@@ -35,16 +48,21 @@ const (
 // tolerations (additions, or a new tolerationSeconds), scheduling gates
 // (removals), terminationGracePeriodSeconds (negative to 1), and, while the
 // pod is gated, additions to nodeSelector and required node affinity. Labels
-// and other annotations are free. The error reads as kubectl shows it.
-func ValidatePodUpdate(newPod, oldPod *corev1.Pod) error {
-	errs := podUpdateErrors(newPod, oldPod)
+// and other annotations are free. The error reads as kubectl shows it for the
+// cluster's Kubernetes version v.
+func ValidatePodUpdate(newPod, oldPod *corev1.Pod, v version.Version) error {
+	fields := strings.Join(updatablePodSpecFields, ",")
+	if !v.AtLeast(joinedListMinor, 0) {
+		fields = legacyUpdatableFields
+	}
+	errs := podUpdateErrors(newPod, oldPod, fields)
 	if len(errs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("The Pod %q is invalid: %v", newPod.Name, errs.ToAggregate())
 }
 
-func podUpdateErrors(newPod, oldPod *corev1.Pod) field.ErrorList {
+func podUpdateErrors(newPod, oldPod *corev1.Pod, updatable string) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, annotationUpdateErrors(newPod.Annotations, oldPod.Annotations)...)
 	spec := field.NewPath("spec")
@@ -103,10 +121,11 @@ func podUpdateErrors(newPod, oldPod *corev1.Pod) field.ErrorList {
 		errs = append(errs, mungeGatedPlacement(munged, &oldPod.Spec, spec)...)
 	}
 	if !apiequality.Semantic.DeepEqual(*munged, oldPod.Spec) {
-		// The API server appends a unified diff of the two specs as JSON.
+		// v1.36 appends a unified diff of the two specs as JSON (older
+		// releases used go-cmp, whose output is deliberately unstable; berth
+		// prints the unified diff for every version).
 		specDiff := diff.Diff(oldPod.Spec, *munged)
-		errs = append(errs, field.Forbidden(spec, fmt.Sprintf("pod updates may not change fields other than %s\n%v",
-			strings.Join(updatablePodSpecFields, ","), specDiff)))
+		errs = append(errs, field.Forbidden(spec, fmt.Sprintf("pod updates may not change fields other than %s\n%v", updatable, specDiff)))
 	}
 	return errs
 }

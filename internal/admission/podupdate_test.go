@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sim/berth/internal/version"
 )
 
 func TestValidatePodUpdate(t *testing.T) {
@@ -47,7 +49,7 @@ func TestValidatePodUpdate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := base()
 			tc.change(p)
-			err := ValidatePodUpdate(p, base())
+			err := ValidatePodUpdate(p, base(), version.Version{Major: 1, Minor: 36, Patch: -1})
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
@@ -55,5 +57,20 @@ func TestValidatePodUpdate(t *testing.T) {
 				t.Fatalf("error = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestPodUpdateMessageByVersion(t *testing.T) {
+	old := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "a", Image: "x"}}}}
+	changed := old.DeepCopy()
+	changed.Spec.HostNetwork = true
+	for minor, want := range map[int]string{
+		26: "(only additions to existing tolerations) or `spec.terminationGracePeriodSeconds`",
+		27: "`spec.containers[*].image`,`spec.initContainers[*].image`,",
+	} {
+		err := ValidatePodUpdate(changed, old, version.Version{Major: 1, Minor: minor, Patch: -1})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("1.%d: error = %v, want it to contain %q", minor, err, want)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/berth-sim/berth/internal/eksctl"
 	"github.com/berth-sim/berth/internal/manifest"
 	"github.com/berth-sim/berth/internal/sim"
+	"github.com/berth-sim/berth/internal/version"
 )
 
 // LastAppliedAnnotation is where kubectl apply keeps the manifest it applied;
@@ -220,7 +221,7 @@ func applyOne(s *cluster.State, o manifest.Object) (string, error) {
 			return "", err
 		}
 	}
-	if err := checkImmutable(existing, obj); err != nil {
+	if err := checkImmutable(existing, obj, s.Info.KubernetesVersion); err != nil {
 		return "", err
 	}
 	if _, err := admission.Update(s, obj); err != nil {
@@ -275,13 +276,20 @@ func lookupLive(s *cluster.State, obj runtime.Object, m metav1.Object) runtime.O
 }
 
 // checkImmutable refuses the updates the API server refuses for the kinds berth keeps.
-func checkImmutable(old, obj runtime.Object) error {
+func checkImmutable(old, obj runtime.Object, kubeVersion string) error {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		want := o.DeepCopy()
 		admission.DefaultPod(want)
 		admission.AddDefaultTolerations(want)
-		return admission.ValidatePodUpdate(want, old.(*corev1.Pod))
+		if kubeVersion == "" {
+			kubeVersion = cluster.DefaultKubernetesVersion
+		}
+		v, err := version.Parse(kubeVersion)
+		if err != nil {
+			return err
+		}
+		return admission.ValidatePodUpdate(want, old.(*corev1.Pod), v)
 	case *appsv1.Deployment:
 		od := old.(*appsv1.Deployment)
 		if od.Spec.Selector != nil && o.Spec.Selector != nil && !reflect.DeepEqual(od.Spec.Selector, o.Spec.Selector) {
