@@ -47,9 +47,14 @@ var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 // kustomizationRefs are the fields whose entries Kustomize loads as files,
 // directories or remote targets.
 type kustomizationRefs struct {
-	Resources  []string `json:"resources"`
-	Bases      []string `json:"bases"`
-	Components []string `json:"components"`
+	Resources      []string `json:"resources"`
+	Bases          []string `json:"bases"`
+	Components     []string `json:"components"`
+	Generators     []string `json:"generators"`
+	Transformers   []string `json:"transformers"`
+	Validators     []string `json:"validators"`
+	Configurations []string `json:"configurations"`
+	Crds           []string `json:"crds"`
 }
 
 // refuseRemote walks dir's kustomization and the local directories it
@@ -80,10 +85,12 @@ func refuseRemote(dir string, seen map[string]bool) error {
 	for _, list := range []struct {
 		field   string
 		entries []string
-	}{{"resources", refs.Resources}, {"bases", refs.Bases}, {"components", refs.Components}} {
+	}{{"resources", refs.Resources}, {"bases", refs.Bases}, {"components", refs.Components},
+		{"generators", refs.Generators}, {"transformers", refs.Transformers}, {"validators", refs.Validators},
+		{"configurations", refs.Configurations}, {"crds", refs.Crds}} {
 		for i, e := range list.entries {
 			local := filepath.Join(dir, e)
-			if isRemoteRef(e) {
+			if isRemoteRef(e) || looksLikeHost(e) {
 				// A local directory that merely looks like an address is local.
 				if _, statErr := os.Stat(local); statErr != nil || strings.Contains(e, "://") {
 					return fmt.Errorf("%s: %s[%d] %q: berth reads only local files; remote kustomize resources are not supported",
@@ -113,4 +120,12 @@ func isRemoteRef(e string) bool {
 		}
 	}
 	return strings.Contains(e, "?ref=") || strings.Contains(e, "?version=") || strings.Contains(e, ".git//")
+}
+
+// looksLikeHost reports a path whose first segment reads as a host name
+// (example.com/team/app): Kustomize may try such a missing path as a git
+// repository, so it is refused unless it exists locally.
+func looksLikeHost(e string) bool {
+	first, rest, ok := strings.Cut(e, "/")
+	return ok && rest != "" && first != "." && first != ".." && strings.Contains(first, ".")
 }
