@@ -18,6 +18,7 @@ import (
 	"github.com/berth-sim/berth/internal/eksctl"
 	"github.com/berth-sim/berth/internal/manifest"
 	"github.com/berth-sim/berth/internal/sim"
+	"github.com/berth-sim/berth/internal/version"
 )
 
 // LastAppliedAnnotation is where kubectl apply keeps the manifest it applied;
@@ -211,7 +212,16 @@ func applyOne(s *cluster.State, o manifest.Object) (string, error) {
 	if em, ok := existing.(metav1.Object); ok && em.GetAnnotations()[LastAppliedAnnotation] == applied {
 		return ref + " unchanged", nil
 	}
-	if err := checkImmutable(existing, obj); err != nil {
+	if live, ok := existing.(*corev1.Pod); ok {
+		modified, err := withLastApplied(applied)
+		if err != nil {
+			return "", err
+		}
+		if obj, err = mergePodApply(live, modified); err != nil {
+			return "", err
+		}
+	}
+	if err := checkImmutable(existing, obj, s.Info.KubernetesVersion); err != nil {
 		return "", err
 	}
 	if _, err := admission.Update(s, obj); err != nil {
@@ -266,19 +276,20 @@ func lookupLive(s *cluster.State, obj runtime.Object, m metav1.Object) runtime.O
 }
 
 // checkImmutable refuses the updates the API server refuses for the kinds berth keeps.
-func checkImmutable(old, obj runtime.Object) error {
+func checkImmutable(old, obj runtime.Object, kubeVersion string) error {
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		op := old.(*corev1.Pod)
 		want := o.DeepCopy()
 		admission.DefaultPod(want)
 		admission.AddDefaultTolerations(want)
-		if want.Spec.NodeName == "" {
-			want.Spec.NodeName = op.Spec.NodeName
+		if kubeVersion == "" {
+			kubeVersion = cluster.DefaultKubernetesVersion
 		}
-		if !reflect.DeepEqual(mutablePodSpec(want.Spec), mutablePodSpec(op.Spec)) {
-			return fmt.Errorf("The Pod %q is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)", o.Name)
+		v, err := version.Parse(kubeVersion)
+		if err != nil {
+			return err
 		}
+		return admission.ValidatePodUpdate(want, old.(*corev1.Pod), v)
 	case *appsv1.Deployment:
 		od := old.(*appsv1.Deployment)
 		if od.Spec.Selector != nil && o.Spec.Selector != nil && !reflect.DeepEqual(od.Spec.Selector, o.Spec.Selector) {
@@ -286,21 +297,6 @@ func checkImmutable(old, obj runtime.Object) error {
 		}
 	}
 	return nil
-}
-
-// mutablePodSpec blanks the fields a pod update may change, so the rest can be compared.
-func mutablePodSpec(spec corev1.PodSpec) corev1.PodSpec {
-	c := *spec.DeepCopy()
-	for i := range c.Containers {
-		c.Containers[i].Image = ""
-	}
-	for i := range c.InitContainers {
-		c.InitContainers[i].Image = ""
-	}
-	c.ActiveDeadlineSeconds = nil
-	c.Tolerations = nil
-	c.TerminationGracePeriodSeconds = nil
-	return c
 }
 
 // registerNode makes a Node applied from a manifest look registered: Ready

@@ -57,6 +57,9 @@ func (c *ClusterConfig) Resolve(source string) (cluster.Info, []cluster.NodeGrou
 	if c.Metadata.Region == "" {
 		return info, nil, fmt.Errorf("metadata.region must be set")
 	}
+	if err := checkRegion(c.Metadata.Region); err != nil {
+		return info, nil, err
+	}
 	kubeVersion := string(c.Metadata.Version)
 	if kubeVersion == "" {
 		kubeVersion = cluster.DefaultKubernetesVersion
@@ -68,6 +71,9 @@ func (c *ClusterConfig) Resolve(source string) (cluster.Info, []cluster.NodeGrou
 	if len(c.AvailabilityZones) > 0 && len(c.AvailabilityZones) < MinRequiredAvailabilityZones {
 		return info, nil, fmt.Errorf("only %d zone(s) specified %v, %d are required (can be non-unique)",
 			len(c.AvailabilityZones), c.AvailabilityZones, MinRequiredAvailabilityZones)
+	}
+	if err := checkZones("availabilityZones", c.AvailabilityZones, c.Metadata.Region); err != nil {
+		return info, nil, err
 	}
 	zones := append([]string(nil), c.AvailabilityZones...)
 	if len(zones) == 0 {
@@ -149,9 +155,12 @@ func (c *ClusterConfig) resolveManaged(path string, ng *ManagedNodeGroup, v vers
 	}
 	g.Managed = true
 	g.Spot = ng.Spot
+	if err := checkSizes(path, &ng.NodeGroupBase); err != nil {
+		return g, err
+	}
 	min, max, desired, err := managedScaling(ng.MinSize, ng.MaxSize, ng.DesiredCapacity)
 	if err != nil {
-		return g, fmt.Errorf("%s: %w", path, err)
+		return g, fmt.Errorf("%s: %w%s", path, err, flagWording)
 	}
 	g.MinSize, g.MaxSize, g.DesiredSize = min, max, desired
 	switch {
@@ -163,6 +172,9 @@ func (c *ClusterConfig) resolveManaged(path string, ng *ManagedNodeGroup, v vers
 		g.InstanceTypes = append([]string(nil), ng.InstanceTypes...)
 	default:
 		g.InstanceTypes = []string{DefaultNodeType}
+	}
+	if err := checkAMIFamily(path, g.AMIFamily, g.InstanceTypes[0], true); err != nil {
+		return g, err
 	}
 	if ng.Taints.MapForm {
 		return g, fmt.Errorf("%s.taints: managed nodegroups accept only the list form [{key, value, effect}]", path)
@@ -181,9 +193,12 @@ func (c *ClusterConfig) resolveSelfManaged(path string, ng *NodeGroup, v version
 	if ng.Spot || len(ng.InstanceTypes) > 0 {
 		return g, fmt.Errorf("%s: Unmanaged nodegroups do not support the spot and instanceTypes fields; use instancesDistribution", path)
 	}
+	if err := checkSizes(path, &ng.NodeGroupBase); err != nil {
+		return g, err
+	}
 	min, max, desired, err := selfManagedScaling(ng.MinSize, ng.MaxSize, ng.DesiredCapacity)
 	if err != nil {
-		return g, fmt.Errorf("%s: %w", path, err)
+		return g, fmt.Errorf("%s: %w%s", path, err, flagWording)
 	}
 	g.MinSize, g.MaxSize, g.DesiredSize = min, max, desired
 	switch {
@@ -200,6 +215,9 @@ func (c *ClusterConfig) resolveSelfManaged(path string, ng *NodeGroup, v version
 		g.InstanceTypes = []string{ng.InstanceType}
 	default:
 		g.InstanceTypes = []string{DefaultNodeType}
+	}
+	if err := checkAMIFamily(path, g.AMIFamily, g.InstanceTypes[0], false); err != nil {
+		return g, err
 	}
 	if g.Taints, err = resolveTaints(path, ng.Taints.Items); err != nil {
 		return g, err
@@ -231,6 +249,9 @@ func (c *ClusterConfig) resolveBase(path string, ng *NodeGroupBase, v version.Ve
 	if g.AMIFamily == "AmazonLinux2" && v.Minor >= AmazonLinux2EOLMinor {
 		return g, fmt.Errorf("%s: AmazonLinux2 is not supported for Kubernetes version %s", path, v)
 	}
+	if err := checkZones(path+".availabilityZones", ng.AvailabilityZones, c.Metadata.Region); err != nil {
+		return g, err
+	}
 	if len(ng.AvailabilityZones) > 0 {
 		g.Zones = append([]string(nil), ng.AvailabilityZones...)
 	} else {
@@ -258,6 +279,16 @@ func (c *ClusterConfig) resolveBase(path string, ng *NodeGroupBase, v version.Ve
 	labels[NodeGroupNameLabel] = ng.Name
 	g.Labels = labels
 	return g, nil
+}
+
+// flagWording follows eksctl's sizing errors, which name its command-line
+// flags even when the sizes came from the config file.
+const flagWording = " (eksctl names its flags here: --nodes-min is minSize, --nodes-max is maxSize, --nodes is desiredCapacity)"
+
+// checkSizes refuses negative sizes before they are used to derive the others.
+func checkSizes(path string, ng *NodeGroupBase) error {
+	return checkNotNegative(path, namedSize{"minSize", ng.MinSize}, namedSize{"maxSize", ng.MaxSize},
+		namedSize{"desiredCapacity", ng.DesiredCapacity})
 }
 
 // scalingRules are the parts of eksctl's node-group sizing that differ between

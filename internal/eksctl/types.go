@@ -5,7 +5,8 @@
 // cluster.Info and cluster.NodeGroup values berth simulates.
 //
 // Keys berth does not need (iam, addons, ssh, ...) are accepted and ignored, as
-// spec eks.md §3 allows.
+// spec eks.md §3 allows; keys eksctl itself does not know are refused, as
+// eksctl's strict decoding does (strict.go).
 package eksctl
 
 import (
@@ -219,11 +220,20 @@ func (c *ClusterConfig) DeepCopyObject() runtime.Object {
 	return out
 }
 
-// Decode reads one ClusterConfig document (YAML or JSON). Unknown keys are
-// ignored; known keys with the wrong shape are errors.
+// Decode reads one ClusterConfig document (YAML or JSON). Keys eksctl does
+// not know are errors (*UnknownFieldError), as in eksctl's strict decoding;
+// keys eksctl knows but berth does not model are ignored; known keys with
+// the wrong shape are errors.
 func Decode(data []byte) (*ClusterConfig, error) {
+	asJSON, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKnownFields(asJSON); err != nil {
+		return nil, err
+	}
 	cfg := &ClusterConfig{}
-	if err := yaml.Unmarshal(data, cfg); err != nil {
+	if err := yaml.Unmarshal(asJSON, cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil

@@ -148,7 +148,7 @@ func TestValidate(t *testing.T) {
 		{
 			name: "cluster config goes through eksctl's rules",
 			doc:  "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: us-west-2}\nmanagedNodeGroups: [{name: a, minSize: 3, desiredCapacity: 1}]\n",
-			want: []string{`(ClusterConfig c): managedNodeGroups[0]: cannot use --nodes-min=3 and --nodes=1 at the same time`},
+			want: []string{`(ClusterConfig c): managedNodeGroups[0]: cannot use --nodes-min=3 and --nodes=1 at the same time (eksctl names its flags here: --nodes-min is minSize, --nodes-max is maxSize, --nodes is desiredCapacity)`},
 		},
 		{
 			name: "cluster config taint effect spellings",

@@ -162,6 +162,9 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		runContainers(s, pod, node, at.Sub(sandbox.LastTransitionTime.Time))
 		changed = true
 	}
+	if pod.Status.Phase == corev1.PodRunning && restartChangedImages(s, pod) {
+		changed = true
+	}
 	if !controllerutil.IsPodReady(pod) {
 		at := runningSince(pod).Add(readinessDelay(pod))
 		if s.Now.Before(at) {
@@ -547,4 +550,34 @@ func hex64(s *cluster.State) string {
 func fallbackPodIP(s *cluster.State, _ *corev1.Node) (string, error) {
 	n := s.ResourceVersion & 0xffffff
 	return netip.AddrFrom4([4]byte{10, byte(n >> 16), byte(n >> 8), byte(n)}).String(), nil
+}
+
+// restartChangedImages is the kubelet noticing that a running container's
+// image was changed by a pod update: it restarts that container with the new
+// image (restart count up by one, a new container ID). berth models this as
+// instantaneous and records no events for it.
+func restartChangedImages(s *cluster.State, pod *corev1.Pod) bool {
+	changed := false
+	for i, c := range pod.Spec.Containers {
+		if i >= len(pod.Status.ContainerStatuses) {
+			break
+		}
+		cs := &pod.Status.ContainerStatuses[i]
+		if cs.Name != c.Name || cs.State.Running == nil || cs.Image == normalizeImage(c.Image) {
+			continue
+		}
+		cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: 0, Reason: "Completed", StartedAt: cs.State.Running.StartedAt,
+			FinishedAt: metav1.NewTime(s.Now), ContainerID: cs.ContainerID,
+		}}
+		cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(s.Now)}}
+		cs.Image, cs.ImageID = normalizeImage(c.Image), imageID(c.Image)
+		cs.ContainerID = "containerd://" + hex64(s)
+		cs.RestartCount++
+		changed = true
+	}
+	if changed {
+		pod.ResourceVersion = s.Bump()
+	}
+	return changed
 }
