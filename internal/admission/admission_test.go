@@ -103,7 +103,13 @@ func TestPriorityAdmission(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := newState(t)
-			for _, pc := range c.classes {
+			for i, pc := range c.classes {
+				if i > 0 && pc.GlobalDefault {
+					// A second default only arises from racing creates
+					// (admission refuses it); store it past admission.
+					s.PriorityClasses[pc.Name] = pc
+					continue
+				}
 				if err := Create(s, pc); err != nil {
 					t.Fatal(err)
 				}
@@ -275,3 +281,29 @@ func TestUpdateDeployment(t *testing.T) {
 }
 
 func mustQ(s string) resource.Quantity { return resource.MustParse(s) }
+
+func TestSecondGlobalDefaultPriorityClass(t *testing.T) {
+	s := newState(t)
+	low := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "low"}, Value: 10, GlobalDefault: true}
+	if err := Create(s, low); err != nil {
+		t.Fatal(err)
+	}
+	// Re-applying the default itself is fine.
+	if _, err := Update(s, low.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	want := `priorityclasses.scheduling.k8s.io "high" is forbidden: PriorityClass low is already marked as default. Only one default can exist`
+	high := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 100, GlobalDefault: true}
+	if err := Create(s, high); err == nil || err.Error() != want {
+		t.Fatalf("create: err = %v, want %q", err, want)
+	}
+	plain := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 100}
+	if err := Create(s, plain); err != nil {
+		t.Fatal(err)
+	}
+	marked := plain.DeepCopy()
+	marked.GlobalDefault = true
+	if _, err := Update(s, marked); err == nil || err.Error() != want {
+		t.Fatalf("update: err = %v, want %q", err, want)
+	}
+}

@@ -127,6 +127,11 @@ func Create(s *cluster.State, obj runtime.Object) error {
 		if err := admitStorage(s, obj); err != nil {
 			return err
 		}
+		if pc, ok := obj.(*schedulingv1.PriorityClass); ok {
+			if err := admitPriorityClass(s, pc, false); err != nil {
+				return err
+			}
+		}
 	}
 	if m.GetName() == "" {
 		// The registry retries name generation on a collision.
@@ -199,6 +204,11 @@ func Update(s *cluster.State, obj runtime.Object) (bool, error) {
 		AddDefaultTolerations(pod)
 	} else {
 		applyDefaults(obj)
+	}
+	if pc, ok := obj.(*schedulingv1.PriorityClass); ok {
+		if err := admitPriorityClass(s, pc, true); err != nil {
+			return false, err
+		}
 	}
 	m.SetUID(om.GetUID())
 	m.SetCreationTimestamp(om.GetCreationTimestamp())

@@ -258,3 +258,16 @@ func podQOSClass(pod *corev1.Pod) corev1.PodQOSClass {
 		return corev1.PodQOSBurstable
 	}
 }
+
+// admitPriorityClass is the Priority plugin's check on PriorityClass writes:
+// only one class may be the global default. An update may keep its own flag.
+func admitPriorityClass(s *cluster.State, pc *schedulingv1.PriorityClass, update bool) error {
+	if !pc.GlobalDefault {
+		return nil
+	}
+	dpc := globalDefaultClass(s)
+	if dpc == nil || (update && dpc.Name == pc.Name) {
+		return nil
+	}
+	return forbidden(resourceName(pc), pc, fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", dpc.Name))
+}

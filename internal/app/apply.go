@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -38,8 +39,14 @@ type ApplyRequest struct {
 // the cluster, runs the cluster until it settles and only then replaces and
 // saves the state: a failure anywhere changes nothing.
 func (a *App) Apply(req ApplyRequest) error {
-	objs, err := a.load(req.Files, req.Kustomize)
+	objs, err := a.decode(req.Files, req.Kustomize)
 	if err != nil {
+		return err
+	}
+	if len(objs) == 0 {
+		return fmt.Errorf("no objects passed to apply") // kubectl's text
+	}
+	if err := validateForApply(objs); err != nil {
 		return err
 	}
 	work := a.state.Clone()
@@ -55,8 +62,9 @@ func (a *App) Apply(req ApplyRequest) error {
 	for _, o := range objs {
 		line, err := applyOne(work, o)
 		if err != nil {
-			if _, ok := o.Object.(*eksctl.ClusterConfig); ok {
-				return err // node-group errors already name their source
+			var named noSourcePrefix
+			if _, ok := o.Object.(*eksctl.ClusterConfig); ok || errors.As(err, &named) {
+				return err // node-group and validation errors already name their source
 			}
 			return fmt.Errorf("%s: %w", o.Source, err)
 		}
@@ -82,13 +90,7 @@ func (a *App) settleAndCommit(work *cluster.State, lines []string) error {
 }
 
 func (a *App) load(files []string, kustomizeDir string) ([]manifest.Object, error) {
-	var objs []manifest.Object
-	var err error
-	if kustomizeDir != "" {
-		objs, err = manifest.LoadKustomize(kustomizeDir)
-	} else {
-		objs, err = manifest.Load(files, a.opts.In)
-	}
+	objs, err := a.decode(files, kustomizeDir)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +98,30 @@ func (a *App) load(files []string, kustomizeDir string) ([]manifest.Object, erro
 		return nil, err
 	}
 	return objs, nil
+}
+
+func (a *App) decode(files []string, kustomizeDir string) ([]manifest.Object, error) {
+	if kustomizeDir != "" {
+		return manifest.LoadKustomize(kustomizeDir)
+	}
+	return manifest.Load(files, a.opts.In)
+}
+
+// validateForApply validates every object, in order, as ValidateAll does,
+// except that an object with only generateName never reaches the API
+// server: kubectl apply refuses it first, naming the prefix.
+func validateForApply(objs []manifest.Object) error {
+	var errs []error
+	for _, o := range objs {
+		if m, ok := o.Object.(metav1.Object); ok && m.GetName() == "" && m.GetGenerateName() != "" {
+			errs = append(errs, fmt.Errorf("%s: from %s: cannot use generate name with apply", o.Source, m.GetGenerateName()))
+			continue
+		}
+		if err := manifest.Validate(o); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // setNamespaces gives namespaced objects without a namespace the command's
@@ -197,6 +223,12 @@ func applyOne(s *cluster.State, o manifest.Object) (string, error) {
 	}
 	ann[LastAppliedAnnotation] = applied
 	m.SetAnnotations(ann)
+	if err := checkRequestSize(obj); err != nil {
+		return "", err
+	}
+	if err := manifest.ValidateAnnotations(o, ann); err != nil {
+		return "", noSourcePrefix{err}
+	}
 
 	ref := resourceRef(obj, m.GetName())
 	existing := lookupLive(s, obj, m)
@@ -328,3 +360,24 @@ func registerNode(s *cluster.State, n *corev1.Node) {
 	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, n.Name)
 	s.NoteChange()
 }
+
+// maxRequestBodyBytes is kube-apiserver's default limit on a request body.
+const maxRequestBodyBytes = 3 * 1024 * 1024
+
+// checkRequestSize refuses an object whose request body (with the
+// last-applied copy of itself) is over the API server's limit, with its text.
+func checkRequestSize(obj runtime.Object) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if len(data) > maxRequestBodyBytes {
+		return fmt.Errorf("Request entity too large: limit is %d", maxRequestBodyBytes)
+	}
+	return nil
+}
+
+// noSourcePrefix marks an error that already names its manifest.
+type noSourcePrefix struct{ error }
+
+func (e noSourcePrefix) Unwrap() error { return e.error }

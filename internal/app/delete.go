@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -28,6 +29,24 @@ type target struct {
 	res  view.Resource
 	obj  runtime.Object
 	meta metav1.Object
+	// source is the manifest that named it, for delete -f.
+	source string
+}
+
+// errPrefix starts an API server refusal: the manifest's place, or kubectl's
+// "Error from server" for a target named on the command line.
+func (t target) errPrefix() string {
+	if t.source != "" {
+		return t.source + ": "
+	}
+	return "Error from server (Forbidden): "
+}
+
+// immortalNamespaces are kube-apiserver's system namespaces, which the
+// NamespaceLifecycle admission plugin refuses to delete.
+var immortalNamespaces = map[string]bool{
+	metav1.NamespaceDefault: true, metav1.NamespaceSystem: true,
+	metav1.NamespacePublic: true, corev1.NamespaceNodeLease: true,
 }
 
 // Delete removes objects with background cascading (owned ReplicaSets and
@@ -40,6 +59,13 @@ func (a *App) Delete(r DeleteRequest) error {
 	if len(targets) == 0 {
 		fmt.Fprintln(a.opts.Out, "No resources found")
 		return nil
+	}
+	for _, t := range targets {
+		if t.res.GVK().Kind == "Namespace" && immortalNamespaces[t.meta.GetName()] {
+			// kubectl deletes the others and reports this one; berth's
+			// commands change nothing when any part fails.
+			return fmt.Errorf("%snamespaces %q is forbidden: this namespace may not be deleted", t.errPrefix(), t.meta.GetName())
+		}
 	}
 	work := a.state.Clone()
 	var lines []string
@@ -79,7 +105,9 @@ func (a *App) deleteTargets(r DeleteRequest) ([]target, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, newTarget(res, found[0]))
+			t := newTarget(res, found[0])
+			t.source = o.Source.String()
+			out = append(out, t)
 		}
 		return out, nil
 	}

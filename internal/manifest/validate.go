@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -47,6 +48,7 @@ func Validate(obj Object) error {
 	case *corev1.Node:
 		errs = validateMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain)
 		errs = append(errs, validateNodeTaints(o.Spec.Taints, field.NewPath("spec", "taints"))...)
+		errs = append(errs, validateNodeResources(o)...)
 	case *corev1.Pod:
 		errs = validateMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain)
 		errs = append(errs, validatePodSpec(&o.Spec, field.NewPath("spec"))...)
@@ -257,8 +259,20 @@ func intOrPercentIsZero(v *intstr.IntOrString) bool {
 	return err == nil && n == 0
 }
 
+// validatePriorityClass follows ValidatePriorityClass: the system- prefix
+// is reserved for the built-in classes exactly as defined, and user classes
+// stay at or below HighestUserDefinablePriority.
 func validatePriorityClass(pc *schedulingv1.PriorityClass) field.ErrorList {
 	var errs field.ErrorList
+	if strings.HasPrefix(pc.Name, systemPriorityClassPrefix) {
+		if err := knownSystemPriorityClass(pc); err != nil {
+			errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"),
+				"priority class names with '"+systemPriorityClassPrefix+"' prefix are reserved for system use only. error: "+err.Error()))
+		}
+	} else if pc.Value > highestUserDefinablePriority {
+		errs = append(errs, field.Forbidden(field.NewPath("value"),
+			fmt.Sprintf("maximum allowed value of a user defined priority is %v", highestUserDefinablePriority)))
+	}
 	if pc.PreemptionPolicy != nil {
 		switch *pc.PreemptionPolicy {
 		case corev1.PreemptLowerPriority, corev1.PreemptNever:
@@ -283,4 +297,51 @@ func sortRuns(errs field.ErrorList) {
 		sort.SliceStable(run, func(a, b int) bool { return run[a].Error() < run[b].Error() })
 		i = j
 	}
+}
+
+// Scheduling API constants (pkg/apis/scheduling).
+const (
+	highestUserDefinablePriority = int32(1000000000)
+	systemPriorityClassPrefix    = "system-"
+)
+
+// systemPriorityClasses are the built-in classes' values, in upstream's order.
+var systemPriorityClasses = []struct {
+	name  string
+	value int32
+}{
+	{"system-node-critical", 2*highestUserDefinablePriority + 1000},
+	{"system-cluster-critical", 2 * highestUserDefinablePriority},
+}
+
+// knownSystemPriorityClass is IsKnownSystemPriorityClass's error, or nil.
+func knownSystemPriorityClass(pc *schedulingv1.PriorityClass) error {
+	for _, spc := range systemPriorityClasses {
+		if spc.name != pc.Name {
+			continue
+		}
+		if spc.value != pc.Value {
+			return fmt.Errorf("value of %v PriorityClass must be %v", spc.name, spc.value)
+		}
+		if pc.GlobalDefault {
+			return fmt.Errorf("globalDefault of %v PriorityClass must be %v", spc.name, false)
+		}
+		return nil
+	}
+	return fmt.Errorf("%v is not a known system priority class", pc.Name)
+}
+
+// ValidateAnnotations checks the annotations an object is sent with, once
+// kubectl apply has added its last-applied configuration: their total size
+// is where a large manifest first fails.
+func ValidateAnnotations(obj Object, annotations map[string]string) error {
+	errs := apivalidation.ValidateAnnotations(annotations, field.NewPath("metadata", "annotations"))
+	if len(errs) == 0 {
+		return nil
+	}
+	out := make([]error, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, &Error{Source: obj.Source, Object: obj.describe(), Err: oneLine(e)})
+	}
+	return errors.Join(out...)
 }

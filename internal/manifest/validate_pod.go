@@ -1,8 +1,6 @@
 package manifest
 
 import (
-	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -114,59 +112,6 @@ func validateContainerPorts(ports []corev1.ContainerPort, fldPath *field.Path) f
 		}
 	}
 	return errs
-}
-
-// validateResources checks names, signs and request <= limit, walking the
-// maps in sorted order so the error list is deterministic.
-func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
-	errs := validateResourceList(r.Limits, fldPath.Child("limits"))
-	errs = append(errs, validateResourceList(r.Requests, fldPath.Child("requests"))...)
-	for _, name := range sortedResourceNames(r.Requests) {
-		req := r.Requests[name]
-		limit, ok := r.Limits[name]
-		if !ok {
-			continue
-		}
-		reqPath := fldPath.Child("requests").Key(string(name))
-		if req.Cmp(limit) != 0 && !overcommitAllowed(name) {
-			errs = append(errs, field.Invalid(reqPath, req.String(), fmt.Sprintf("must be equal to %s limit of %s", name, limit.String())))
-		} else if req.Cmp(limit) > 0 {
-			errs = append(errs, field.Invalid(reqPath, req.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))
-		}
-	}
-	return errs
-}
-
-func validateResourceList(list corev1.ResourceList, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for _, name := range sortedResourceNames(list) {
-		q := list[name]
-		p := fldPath.Key(string(name))
-		for _, msg := range validation.IsQualifiedName(string(name)) {
-			errs = append(errs, field.Invalid(p, name, msg))
-		}
-		if q.Sign() < 0 {
-			errs = append(errs, field.Invalid(p, q.String(), isNegativeErrorMsg))
-		}
-	}
-	return errs
-}
-
-// overcommitAllowed: only native resources other than hugepages may have a
-// request below the limit (v1helper.IsOvercommitAllowed).
-func overcommitAllowed(name corev1.ResourceName) bool {
-	s := string(name)
-	native := !strings.Contains(s, "/") || strings.Contains(s, corev1.ResourceDefaultNamespacePrefix)
-	return native && !strings.HasPrefix(s, corev1.ResourceHugePagesPrefix)
-}
-
-func sortedResourceNames(list corev1.ResourceList) []corev1.ResourceName {
-	names := make([]corev1.ResourceName, 0, len(list))
-	for n := range list {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
-	return names
 }
 
 func validateTaintEffect(effect corev1.TaintEffect, allowEmpty bool, fldPath *field.Path) field.ErrorList {

@@ -88,7 +88,7 @@ func TestValidate(t *testing.T) {
 				`(ReplicaSet rs): spec.template.spec.containers[1].name: Required value`,
 				`(ReplicaSet rs): spec.template.spec.containers[2].name: Duplicate value: "a"`,
 				`(ReplicaSet rs): spec.template.spec.containers[2].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0`,
-				`(ReplicaSet rs): spec.template.spec.containers[2].resources.requests[memory]: Invalid value: "2Gi": must be less than or equal to memory limit of 1Gi`,
+				`(ReplicaSet rs): spec.template.spec.containers[2].resources.requests: Invalid value: "2Gi": must be less than or equal to memory limit of 1Gi`,
 			},
 		},
 		{

@@ -237,7 +237,7 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 		for i := range scores {
 			v := scores[i].Score
 			if v < framework.MinNodeScore || v > framework.MaxNodeScore {
-				return nil, nil, framework.AsStatus(fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
+				return nil, nil, framework.AsStatus(fmt.Errorf("applying score defaultWeights on Score plugins: plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
 					name, v, framework.MinNodeScore, framework.MaxNodeScore))
 			}
 			totals[i] += v * ws.weight
