@@ -1,5 +1,5 @@
 // Package addons builds the workloads EKS and eksctl install in kube-system
-// (spec eks.md §6): the CoreDNS Deployment and its PodDisruptionBudget, the
+// (docs/eks.md, add-on workloads): the CoreDNS Deployment and its PodDisruptionBudget, the
 // aws-node (VPC CNI) and kube-proxy DaemonSets, and, when asked for, the EBS
 // CSI driver. Only what placement depends on is modelled: labels,
 // selectors, priority classes, tolerations, affinity, topology spread and
@@ -142,7 +142,7 @@ func copyLabels(m map[string]string) map[string]string {
 
 func ptr[T any](v T) *T { return &v }
 
-// awsNode is the VPC CNI DaemonSet (eks.md §6.2).
+// awsNode is the VPC CNI DaemonSet (docs/eks.md).
 func awsNode(info cluster.Info) *appsv1.DaemonSet {
 	labels := map[string]string{"k8s-app": "aws-node"}
 	return daemonSet("aws-node", labels, map[string]string{"k8s-app": "aws-node"}, corev1.PodSpec{
@@ -156,7 +156,7 @@ func awsNode(info cluster.Info) *appsv1.DaemonSet {
 	}, ptr(intstr.FromString("10%")))
 }
 
-// kubeProxy is the kube-proxy DaemonSet (eks.md §6.3).
+// kubeProxy is the kube-proxy DaemonSet (docs/eks.md).
 func kubeProxy(info cluster.Info) *appsv1.DaemonSet {
 	labels := map[string]string{"eks.amazonaws.com/component": "kube-proxy", "k8s-app": "kube-proxy"}
 	return daemonSet("kube-proxy", labels, map[string]string{"k8s-app": "kube-proxy"}, corev1.PodSpec{
@@ -170,7 +170,7 @@ func kubeProxy(info cluster.Info) *appsv1.DaemonSet {
 	}, nil)
 }
 
-// coreDNS is the CoreDNS Deployment (eks.md §6.1).
+// coreDNS is the CoreDNS Deployment (docs/eks.md).
 func coreDNS(info cluster.Info) *appsv1.Deployment {
 	labels := map[string]string{"eks.amazonaws.com/component": "coredns", "k8s-app": "kube-dns"}
 	dnsSelector := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
@@ -232,7 +232,7 @@ func coreDNSBudget() *policyv1.PodDisruptionBudget {
 	}
 }
 
-// ebsCSIController is the EBS CSI controller Deployment (Helm chart defaults, eks.md §6.4).
+// ebsCSIController is the EBS CSI controller Deployment (Helm chart defaults, docs/eks.md).
 func ebsCSIController(info cluster.Info) *appsv1.Deployment {
 	labels := map[string]string{"app": "ebs-csi-controller", "app.kubernetes.io/name": "aws-ebs-csi-driver"}
 	return &appsv1.Deployment{
@@ -259,7 +259,7 @@ func ebsCSIController(info cluster.Info) *appsv1.Deployment {
 	}
 }
 
-// ebsCSINode is the EBS CSI node DaemonSet (eks.md §6.4).
+// ebsCSINode is the EBS CSI node DaemonSet (docs/eks.md).
 func ebsCSINode(info cluster.Info) *appsv1.DaemonSet {
 	labels := map[string]string{"app": "ebs-csi-node", "app.kubernetes.io/name": "aws-ebs-csi-driver"}
 	return daemonSet("ebs-csi-node", labels, copyLabels(labels), corev1.PodSpec{

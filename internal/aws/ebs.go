@@ -20,7 +20,7 @@ const (
 
 // EBS CSI topology keys. Drivers before v1.33.0 returned the driver's own
 // key from CreateVolume; later ones return the well-known zone label
-// (aws-ebs-csi-driver CHANGELOG v1.33.0, spec eks.md §5.2). Nodes carry both.
+// (aws-ebs-csi-driver CHANGELOG v1.33.0; docs/eks.md, EBS volumes). Nodes carry both.
 const (
 	EBSZoneTopologyKey       = "topology.ebs.csi.aws.com/zone"
 	WellKnownZoneTopologyKey = "topology.kubernetes.io/zone"

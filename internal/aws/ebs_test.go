@@ -7,7 +7,7 @@ import (
 )
 
 // Expected values are those of the aws-ebs-csi-driver limits table for the
-// same types (spec eks.md §5.4 examples included).
+// same types (the documented EKS examples included).
 func TestEBSVolumeLimit(t *testing.T) {
 	cases := []struct {
 		typ       string
@@ -40,7 +40,7 @@ func TestEBSAttachLimit(t *testing.T) {
 		reserved int
 		want     int
 	}{
-		{"m5.large", 2, 1, 25},  // eks.md §5.4: 27 - 1 - 1
+		{"m5.large", 2, 1, 25},  // 27 - 1 - 1
 		{"m5.large", 3, 1, 24},  // a third ENI lowers a shared limit
 		{"m7i.large", 3, 1, 31}, // dedicated: ENIs do not count
 		{"c4.large", 2, 1, 38},

@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Labels that say what kind of machine a node is (eks.md §6.5).
+// Labels that say what kind of machine a node is (docs/eks.md, node labels).
 const (
 	labelBetaInstanceType = "beta.kubernetes.io/instance-type"
 	// LabelComputeType is absent on EC2 nodes and fargate, hybrid or auto elsewhere.

@@ -43,7 +43,7 @@ func TestPodIPCapacity(t *testing.T) {
 		}
 		return n
 	}
-	// eni-max-pods minus the two host-network pods (eks.md §2.4).
+	// eni-max-pods minus the two host-network pods (docs/eks.md).
 	for typ, want := range map[string]int{"t3.micro": 2, "t3.medium": 15, "m5.large": 27, "m5.xlarge": 56} {
 		if got, ok := PodIPCapacity(mk(typ, "10.0.0.9")); !ok || got != want {
 			t.Errorf("%s: %d, %v; want %d", typ, got, ok, want)

@@ -149,7 +149,7 @@ func MaxPods(it *InstanceType, opts NodeOptions) int {
 // AL2/AL2023 (nodeadm, bootstrap.sh) and Ubuntu size it from the ENI table
 // even when maxPods is overridden (nodeadm's withDefaultReservedResources
 // runs before the MNG/user maxPods drop-in); Bottlerocket and Windows size it
-// from the maxPods actually in force. eks.md §2.4 flags the AL2023 case as
+// from the maxPods actually in force. docs/eks.md (capacity and allocatable) notes the AL2023 case as
 // unverified; berth picks the ENI value, matching nodeadm's code order.
 func reservationPods(it *InstanceType, amiFamily string, maxPods int) int {
 	if IsBottlerocketFamily(amiFamily) || IsWindowsFamily(amiFamily) {
@@ -245,7 +245,7 @@ type KarpenterOptions struct {
 	EphemeralStorageGiB int
 }
 
-// KarpenterPods is the pods capacity Karpenter gives the type (karpenter.md §4.1).
+// KarpenterPods is the pods capacity Karpenter gives the type (docs/eks.md, Karpenter's view of an instance type).
 func KarpenterPods(it *InstanceType, opts KarpenterOptions) int {
 	windows := strings.HasPrefix(opts.AMIFamily, "Windows")
 	var pods int
@@ -276,7 +276,7 @@ func karpenterENILimitedPods(it *InstanceType, reservedENIs int) int {
 }
 
 // KarpenterResources returns the capacity and allocatable Karpenter computes
-// for the type before any node of it has registered (karpenter.md §4).
+// for the type before any node of it has registered (docs/eks.md, Karpenter's view of an instance type).
 func KarpenterResources(it *InstanceType, opts KarpenterOptions) (capacity, allocatable corev1.ResourceList) {
 	overhead := opts.VMMemoryOverheadPercent
 	if overhead == 0 {

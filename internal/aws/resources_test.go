@@ -19,7 +19,7 @@ func mustType(t *testing.T, name string) *InstanceType {
 }
 
 func TestKubeReservedCPUMilli(t *testing.T) {
-	// karpenter.md §4.2 lists these per vCPU count.
+	// Karpenter's published overhead per vCPU count.
 	tests := map[int64]int64{1: 60, 2: 70, 4: 80, 8: 90, 16: 110, 48: 190, 96: 310, 192: 550}
 	for vcpu, want := range tests {
 		if got := KubeReservedCPUMilli(vcpu * 1000); got != want {
@@ -52,7 +52,7 @@ func TestNodeResources(t *testing.T) {
 		alloc    map[corev1.ResourceName]string
 	}{
 		{
-			// eks.md §2.4: 70m reserved, 574Mi kube-reserved, 29 pods.
+			// docs/eks.md: 70m reserved, 574Mi kube-reserved, 29 pods.
 			name: "m5.large managed", instance: "m5.large", opts: NodeOptions{Managed: true},
 			capacity: map[corev1.ResourceName]string{"cpu": "2", "memory": "7577Mi", "pods": "29", "ephemeral-storage": "80Gi", "hugepages-2Mi": "0"},
 			alloc:    map[corev1.ResourceName]string{"cpu": "1930m", "memory": "6903Mi", "pods": "29", "ephemeral-storage": "71Gi"},
@@ -132,7 +132,7 @@ func TestNodeResourcesWindowsHasNoHugepages(t *testing.T) {
 }
 
 func TestKarpenterWorkedExamples(t *testing.T) {
-	// karpenter.md §4.3.
+	// Karpenter's allocatable formula.
 	tests := []struct {
 		instance string
 		opts     KarpenterOptions

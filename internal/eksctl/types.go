@@ -5,7 +5,7 @@
 // cluster.Info and cluster.NodeGroup values berth simulates.
 //
 // Keys berth does not need (iam, addons, ssh, ...) are accepted and ignored, as
-// spec eks.md §3 allows; keys eksctl itself does not know are refused, as
+// they change no placement; keys eksctl itself does not know are refused, as
 // eksctl's strict decoding does (strict.go).
 package eksctl
 

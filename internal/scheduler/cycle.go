@@ -15,7 +15,7 @@ import (
 // ErrNoNodesAvailable is the whole message when the cluster has no node.
 var ErrNoNodesAvailable = errors.New("no nodes available to schedule pods")
 
-// Percentage and minimum of nodes to find feasible before scoring (spec §4.8).
+// Percentage and minimum of nodes to find feasible before scoring (docs/scheduler.md#how-many-nodes).
 const (
 	minFeasibleNodesToFind           = 100
 	minFeasibleNodesPercentageToFind = 5
@@ -109,7 +109,7 @@ func podSignature(pod *v1.Pod) string {
 	return string(b)
 }
 
-// scheduleOne runs one scheduling cycle for pod against the snapshot (spec §2).
+// scheduleOne runs one scheduling cycle for pod against the snapshot (docs/scheduler.md#the-cycle).
 func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleResult {
 	fw, snap := sc.fw, sc.handle.snap
 	allNodes := snap.nodes

@@ -24,7 +24,7 @@ func eventsWithReason(s *cluster.State, name, reason string) []string {
 	return out
 }
 
-// TestPreemptionS03 plays spec §3.5 S03 forward: the first attempt fails
+// TestPreemptionS03 plays the verified upstream case S03 forward: the first attempt fails
 // without PostFilter text, the priority-0 pod on n1 is preempted (n1 has
 // the lower highest-victim priority), hi is nominated to n1 and then lands
 // there through the nominated-node fast path.

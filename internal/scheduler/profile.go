@@ -62,7 +62,7 @@ type StaticFilterPlugin interface {
 }
 
 // DefaultPlugins is the default profile's MultiPoint list for a version
-// (spec §1.1). NodeDeclaredFeatures is not modelled.
+// (docs/scheduler.md#default-profile). NodeDeclaredFeatures is not modelled.
 func DefaultPlugins(f version.Features) []PluginSpec {
 	specs := []PluginSpec{
 		{Name: schedulinggates.Name, New: schedulinggates.New},

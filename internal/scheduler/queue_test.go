@@ -59,7 +59,7 @@ func TestNodeTreeOrder(t *testing.T) {
 }
 
 // TestPreFilterRejection covers the PreFilter message path and the DRA
-// "not found" quirk of 1.34+ (spec §3.4).
+// "not found" quirk of 1.34+ (docs/scheduler.md).
 func TestPreFilterRejection(t *testing.T) {
 	conflict := func() *v1.Pod {
 		p := plugintest.SizedPod("p", "", "")

@@ -25,7 +25,7 @@ func newStaticVerdicts(n int) *staticVerdicts {
 	return &staticVerdicts{done: make([]bool, n), byPos: make([]*framework.Status, n), byName: map[string]*framework.Status{}}
 }
 
-// runPreFilterPlugins runs PreFilter in order (spec §2): Skip disables the
+// runPreFilterPlugins runs PreFilter in order (docs/scheduler.md#the-cycle): Skip disables the
 // plugin's Filter, U&U stops at once, Unschedulable is remembered (the last
 // one wins) while the rest still run, results are intersected. It returns
 // the merged result, the rejection if any, and the plugins that narrowed nodes.
@@ -172,7 +172,7 @@ func (fw *Framework) runPreFilterExtensionRemovePod(state *framework.CycleState,
 	return nil
 }
 
-// runPostFilterPlugins (spec §3.3): Success stops with no message, U&U or
+// runPostFilterPlugins (docs/scheduler.md#postfilter): Success stops with no message, U&U or
 // Error stop with theirs, Unschedulable reasons are collected and joined.
 func (fw *Framework) runPostFilterPlugins(state *framework.CycleState, pod *framework.PodInfo, m framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
 	var reasons []string

@@ -18,7 +18,7 @@ import (
 // controller's name.
 const DefaultSchedulerName = v1.DefaultSchedulerName
 
-// Queue timing (spec §11).
+// Queue timing (docs/scheduler.md#the-queue).
 const (
 	initialBackoff         = time.Second
 	maxBackoff             = 10 * time.Second

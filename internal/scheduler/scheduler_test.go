@@ -49,7 +49,7 @@ func zoned(n *v1.Node, zone string) *v1.Node {
 	return plugintest.WithLabels(n, v1.LabelTopologyZone, zone)
 }
 
-// messageCase is a verified upstream message (spec §3.5) for a cluster.
+// messageCase is a verified upstream message (checked on the real scheduler) for a cluster.
 type messageCase struct {
 	name    string
 	nodes   func() []*v1.Node

@@ -42,7 +42,7 @@ func pluginScores(d *Diagnosis, plugin string) map[string]int64 {
 	return out
 }
 
-// TestWorkedExampleA is spec §4.3 example A: totals per version.
+// TestWorkedExampleA is worked example A (scores read from upstream's verbose log): totals per version.
 func TestWorkedExampleA(t *testing.T) {
 	tests := []struct {
 		version string
@@ -76,7 +76,7 @@ func TestWorkedExampleA(t *testing.T) {
 	}
 }
 
-// TestWorkedExampleB is spec §4.3 example B: system default spreading of a ReplicaSet.
+// TestWorkedExampleB is worked example B (upstream's verbose log): system default spreading of a ReplicaSet.
 func TestWorkedExampleB(t *testing.T) {
 	rsPod := func(name, node string) *v1.Pod {
 		p := labelled(plugintest.SizedPod(name, "100m", "128Mi"), "app", "w")
@@ -104,7 +104,7 @@ func TestWorkedExampleB(t *testing.T) {
 	}
 }
 
-// TestWorkedExampleC is spec §4.3 example C: preferred pod (anti-)affinity.
+// TestWorkedExampleC is worked example C (upstream's verbose log): preferred pod (anti-)affinity.
 func TestWorkedExampleC(t *testing.T) {
 	nodes := []*v1.Node{zoned(plugintest.SizedNode("a1", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("a2", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("b1", "4", "8Gi", 110), "z2")}
 	pod := plugintest.SizedPod("p", "100m", "128Mi")
@@ -126,7 +126,7 @@ func TestWorkedExampleC(t *testing.T) {
 	}
 }
 
-// TestWorkedExampleD is spec §4.3 example D: a best-effort pod.
+// TestWorkedExampleD is worked example D (upstream's verbose log): a best-effort pod.
 func TestWorkedExampleD(t *testing.T) {
 	for _, ver := range []string{"1.33", "1.36"} {
 		t.Run(ver, func(t *testing.T) {

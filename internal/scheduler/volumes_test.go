@@ -44,7 +44,7 @@ func zonedNode(name, zone string) *v1.Node {
 	return n
 }
 
-// The verified messages S06, S07 and S08 (spec §3.5), byte for byte.
+// The verified messages S06, S07 and S08 (checked on the real scheduler), byte for byte.
 func TestVolumeMessages(t *testing.T) {
 	tests := []struct {
 		name, version string

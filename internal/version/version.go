@@ -1,6 +1,6 @@
 // Package version turns a cluster's Kubernetes version into the behaviour
 // switches that make upstream releases differ observably
-// (spec kube-scheduler.md §14).
+// (docs/scheduler.md#versions).
 package version
 
 import (

@@ -168,7 +168,7 @@ func TestDescribeBySelectorSeparatesObjects(t *testing.T) {
 }
 
 // TestDescribeSpec13 rebuilds the live describe block quoted in
-// kube-scheduler.md §13: four tolerations, a spread constraint, a
+// kubectl describe's layout: four tolerations, a spread constraint, a
 // three-event series and a Scheduled event; a cordoned node with three taints.
 func TestDescribeSpec13(t *testing.T) {
 	s := cluster.New("", 1)

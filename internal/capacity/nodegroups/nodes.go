@@ -14,7 +14,7 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 )
 
-// Labels EKS and eksctl put on node-group nodes (eks.md §2.2, §6.5).
+// Labels EKS and eksctl put on node-group nodes (docs/eks.md, node labels).
 const (
 	LabelNodeGroup                   = "eks.amazonaws.com/nodegroup"
 	LabelCapacityType                = "eks.amazonaws.com/capacityType"

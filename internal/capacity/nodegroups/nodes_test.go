@@ -214,7 +214,7 @@ func TestZoneBalancing(t *testing.T) {
 }
 
 func TestAllocatable(t *testing.T) {
-	// eks.md §2.4: 1930m CPU, 29 / 17 pods; memory from the capacity model.
+	// docs/eks.md: 1930m CPU, 29 / 17 pods; memory from the capacity model.
 	tests := []struct {
 		instance string
 		want     map[corev1.ResourceName]string

@@ -25,7 +25,7 @@ func TestResolveFenceposts(t *testing.T) {
 		surge, unavailable     *intstr.IntOrString
 		wantSurge, wantUnavail int32
 	}{
-		// eks.md §7.2 with the 25%/25% defaults.
+		// The EKS workshop's rollout with the 25%/25% defaults.
 		{1, &pct, &pct, 1, 0},
 		{2, &pct, &pct, 1, 0},
 		{3, &pct, &pct, 1, 0},

@@ -12,7 +12,7 @@ import (
 // VolumeAttachDelay models the attach-detach controller's
 // ControllerPublishVolume (EBS AttachVolume until the device is in use) and
 // the kubelet's mount of the device, counted from the moment the pod's last
-// claim became Bound. eks.md §5.2 puts claim-to-Running at 10–20 s
+// claim became Bound. docs/eks.md (EBS volumes) puts claim-to-Running at 10–20 s
 // [unverified]; with the provisioner's 5 s, 5 s here lands in that range.
 const VolumeAttachDelay = 5 * time.Second
 

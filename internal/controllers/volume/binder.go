@@ -20,7 +20,7 @@ const Name = "persistentvolume-controller"
 
 // ProvisioningDelay models the external provisioner's CreateVolume: the EBS
 // CreateVolume call plus the driver's wait for the volume to become
-// `available`, typically a few seconds (eks.md §5.2 puts the whole
+// `available`, typically a few seconds (docs/eks.md, EBS volumes, puts the whole
 // claim-to-running path at 10–20 s, most of it attach and mount).
 const ProvisioningDelay = 5 * time.Second
 

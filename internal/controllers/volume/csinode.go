@@ -15,7 +15,7 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 )
 
-// The aws-ebs-csi-driver add-on's workloads (eks.md §6.4). berth takes the
+// The aws-ebs-csi-driver add-on's workloads (docs/eks.md, add-on workloads). berth takes the
 // driver as installed when its node DaemonSet exists; the image tag of that
 // DaemonSet is the driver version, which picks the PV topology key.
 const (

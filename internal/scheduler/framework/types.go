@@ -140,7 +140,7 @@ type WeightedAffinityTerm struct {
 // PodInfo is a pod with everything the scheduler derives from it once.
 type PodInfo struct {
 	Pod *v1.Pod
-	// Requests is the effective request (§5.1); NonZero* apply scoring defaults (§5.3).
+	// Requests is the effective request (docs/scheduler.md#requests); NonZero* apply the scoring defaults.
 	Requests                   Resource
 	NonZeroMilliCPU            int64
 	NonZeroMemory              int64

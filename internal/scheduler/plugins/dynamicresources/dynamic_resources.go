@@ -3,7 +3,7 @@
 // skips Filter, scores 0, and its PostFilter adds "no new claims to
 // deallocate" to every FailedScheduling message (1.34+). When an earlier
 // PreFilter rejected the pod outright, its PostFilter finds no cycle state
-// and fails with "not found", which upstream prints (spec §3.4).
+// and fails with "not found", which upstream prints (docs/scheduler.md#dynamicresources-quirks-134-and-later).
 package dynamicresources
 
 import (

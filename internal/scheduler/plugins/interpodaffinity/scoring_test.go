@@ -34,7 +34,7 @@ func TestScore(t *testing.T) {
 		wantNorm map[string]int64
 	}{
 		{
-			// Worked example C of spec §4.3.
+			// Worked example C (upstream's verbose log).
 			name:  "example C: preferred affinity to db on zone, anti-affinity to web on hostname",
 			nodes: threeNodes,
 			pods:  []*v1.Pod{pt.Pod(ns, "db", "a1", db), pt.Pod(ns, "web", "b1", web)},

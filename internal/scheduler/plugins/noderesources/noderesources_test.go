@@ -57,7 +57,7 @@ func TestFitFilter(t *testing.T) {
 	}
 }
 
-// TestScoresWorkedExamples checks spec §4.3 examples A and D per plugin.
+// TestScoresWorkedExamples checks worked examples A and D per plugin (upstream's verbose log).
 func TestScoresWorkedExamples(t *testing.T) {
 	exampleA := func() ([]*v1.Node, []*v1.Pod) {
 		return []*v1.Node{plugintest.SizedNode("a", "4", "8Gi", 110), plugintest.SizedNode("b", "4", "8Gi", 110), plugintest.SizedNode("c", "8", "8Gi", 110)},

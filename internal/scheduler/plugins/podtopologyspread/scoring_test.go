@@ -40,7 +40,7 @@ func TestScore(t *testing.T) {
 		wantNorm map[string]int64
 	}{
 		{
-			// Worked example B of spec §4.3: ln(3+2) for hostname, ln(2+2) for zone.
+			// Worked example B (upstream's verbose log): ln(3+2) for hostname, ln(2+2) for zone.
 			name:     "example B: system defaults from a ReplicaSet",
 			nodes:    []*v1.Node{pt.Node("a1", zoneA), pt.Node("a2", zoneA), pt.Node("b1", zoneB)},
 			pods:     []*v1.Pod{rsPod("r1", "a1"), rsPod("r2", "a1"), rsPod("r3", "b1")},
