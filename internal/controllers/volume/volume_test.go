@@ -256,7 +256,7 @@ func TestCSINodeRegistration(t *testing.T) {
 	settle(t, s)
 	name := "ip-10-0-1-1.eu-west-1.compute.internal"
 	if n, ok := AttachLimit(s, name); !ok || n != 25 {
-		t.Errorf("attach limit %d %v, want 25 (m5.large: 27 addresses less the primary ENI and the root volume)", n, ok)
+		t.Errorf("attach limit %d %v, want 25 (m5.large: the driver's 27 less the root volume and the warm ENI)", n, ok)
 	}
 	if s.Nodes[name].Labels[aws.EBSZoneTopologyKey] != "eu-west-1a" {
 		t.Errorf("node labels %v", s.Nodes[name].Labels)
