@@ -50,7 +50,7 @@ func (r *Runner) State() *cluster.State { return r.state }
 
 // Load builds the cluster: nodes in scenario order (the scheduler's node
 // tree follows that insertion order), then namespaces, priority classes,
-// services, replicasets and the bound pods. The scenario is not modified.
+// services, replicasets, statefulsets and the bound pods. The scenario is not modified.
 func (r *Runner) Load(sc *scenario.Scenario) error {
 	s := cluster.New(sc.KubernetesVersion, Seed)
 	for _, ns := range sc.Namespaces {
@@ -78,6 +78,11 @@ func (r *Runner) Load(sc *scenario.Scenario) error {
 		c := rs.DeepCopy()
 		stamp(s, c)
 		s.ReplicaSets[cluster.Key(c.Namespace, c.Name)] = c
+	}
+	for _, ss := range sc.StatefulSets {
+		c := ss.DeepCopy()
+		stamp(s, c)
+		s.StatefulSets[cluster.Key(c.Namespace, c.Name)] = c
 	}
 	for _, p := range sc.Existing {
 		if p.Spec.NodeName == "" {

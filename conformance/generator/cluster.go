@@ -35,6 +35,9 @@ const (
 	labelApp    = "app"
 	labelTeam   = "team"
 	labelHash   = "pod-template-hash"
+	// labelSet marks the pods of a StatefulSet; its selector needs it, so
+	// the set selects fewer pods than the app's Service does.
+	labelSet = "statefulset"
 )
 
 var (
@@ -78,6 +81,9 @@ type gen struct {
 	nodeNames []string
 	// storage is set when the scenario has volumes (volumes.go).
 	storage *storageGen
+	// owners draws which pods a StatefulSet owns (pods.go), apart from r so
+	// that adding StatefulSets left every other draw of a seed unchanged.
+	owners *rand.Rand
 }
 
 func newGen(name string, seed uint64) *gen {

@@ -69,6 +69,9 @@ func (g *gen) build(nodes, existing, pending int, shape nodeShape, f features) {
 	g.addPriorityClasses()
 	g.addNodes(nodes, shape)
 	g.addWorkloads()
+	if f.statefulSet > 0 {
+		g.addStatefulSets()
+	}
 	if f == allFeatures {
 		g.addStorage()
 	}

@@ -61,7 +61,7 @@ func TestYAMLRoundTrip(t *testing.T) {
 		}
 		if !equality.Semantic.DeepEqual(sc.Pending, back.Pending) || !equality.Semantic.DeepEqual(sc.Nodes, back.Nodes) ||
 			!equality.Semantic.DeepEqual(sc.Existing, back.Existing) || len(back.Services) != len(sc.Services) ||
-			len(back.ReplicaSets) != len(sc.ReplicaSets) || len(back.Namespaces) != len(sc.Namespaces) ||
+			len(back.ReplicaSets) != len(sc.ReplicaSets) || len(back.StatefulSets) != len(sc.StatefulSets) || len(back.Namespaces) != len(sc.Namespaces) ||
 			len(back.PriorityClasses) != len(sc.PriorityClasses) {
 			t.Errorf("seed %d: round trip changed the scenario", seed)
 		}
@@ -102,7 +102,9 @@ func TestCoverage(t *testing.T) {
 			}
 			mark("priority class", p.Spec.PriorityClassName != "")
 			mark("preemptionPolicy Never", *p.Spec.PreemptionPolicy == v1.PreemptNever)
-			mark("owned by replicaset", len(p.OwnerReferences) > 0)
+			for _, o := range p.OwnerReferences {
+				mark("owned by "+o.Kind, true)
+			}
 			for _, tol := range p.Spec.Tolerations {
 				mark("toleration "+string(tol.Operator)+"/"+string(tol.Effect), tol.TolerationSeconds == nil)
 			}
@@ -144,7 +146,7 @@ func TestCoverage(t *testing.T) {
 	}
 	want := []string{"unschedulable node", "gpu node", "node without zone", "taint NoSchedule", "taint PreferNoSchedule",
 		"taint NoExecute", "nodeSelector", "init container", "sidecar", "host port", "extended resource", "priority class",
-		"preemptionPolicy Never", "owned by replicaset", "toleration Exists/", "toleration Equal/NoSchedule",
+		"preemptionPolicy Never", "owned by ReplicaSet", "owned by StatefulSet", "toleration Exists/", "toleration Equal/NoSchedule",
 		"toleration Equal/PreferNoSchedule", "toleration Exists/NoExecute",
 		"required In", "required NotIn", "required Exists", "required DoesNotExist", "required Gt", "required Lt",
 		"matchFields", "preferred node affinity", "pod affinity " + v1.LabelTopologyZone, "pod affinity " + v1.LabelHostname,

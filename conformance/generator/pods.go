@@ -2,6 +2,8 @@ package generator
 
 import (
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -18,13 +20,16 @@ type features struct {
 	nodeSelector, requiredNodeAffinity, preferredNodeAffinity float64
 	tolerations, podAffinity, podAntiAffinity, preferredPod   float64
 	spread, owned, priority                                   float64
+	// statefulSet is the chance that a pod no ReplicaSet owns belongs to
+	// its app's StatefulSet (drawn from gen.owners).
+	statefulSet float64
 }
 
 var allFeatures = features{
 	resources: 0.85, initContainers: 0.15, sidecar: 0.1, gpu: 0.1, hostPort: 0.12,
 	nodeSelector: 0.15, requiredNodeAffinity: 0.2, preferredNodeAffinity: 0.25,
 	tolerations: 0.4, podAffinity: 0.12, podAntiAffinity: 0.15, preferredPod: 0.2,
-	spread: 0.25, owned: 0.6, priority: 0.4,
+	spread: 0.25, owned: 0.6, priority: 0.4, statefulSet: 0.3,
 }
 
 // addWorkloads makes one ReplicaSet and one Service per app in each namespace.
@@ -51,6 +56,33 @@ func (g *gen) addWorkloads() {
 		}
 	}
 }
+
+// addStatefulSets makes one StatefulSet per app in each namespace. Its
+// selector adds labelSet to the app label, so system-default spreading of
+// its pods counts only the set's pods, not all the Service selects.
+func (g *gen) addStatefulSets() {
+	h := fnv.New64a()
+	h.Write([]byte("statefulsets/" + g.sc.Name))
+	s := h.Sum64()
+	g.owners = rand.New(rand.NewPCG(s, s^0x2545f4914f6cdd1d))
+	for _, ns := range namespaces {
+		for _, app := range apps {
+			labels := map[string]string{labelApp: app, labelSet: ssName(app)}
+			g.sc.StatefulSets = append(g.sc.StatefulSets, &appsv1.StatefulSet{
+				TypeMeta:   metav1.TypeMeta{Kind: "StatefulSet", APIVersion: "apps/v1"},
+				ObjectMeta: metav1.ObjectMeta{Name: ssName(app), Namespace: ns, Labels: labels, UID: ssUID(ns, app)},
+				Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](3), ServiceName: app,
+					Selector: &metav1.LabelSelector{MatchLabels: labels},
+					Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+						Spec: v1.PodSpec{Containers: []v1.Container{{Name: "app", Image: "registry.local/" + app + ":1"}}}}},
+			})
+		}
+	}
+}
+
+func ssName(app string) string { return app + "-set" }
+
+func ssUID(ns, app string) types.UID { return types.UID(fmt.Sprintf("ss-%s-%s", ns, app)) }
 
 func rsName(app, hash string) string { return app + "-" + hash }
 
@@ -86,6 +118,11 @@ func (g *gen) newPod(name, ns string, f features, existing bool) *v1.Pod {
 	if g.chance(f.owned) && hash == hashes[0] {
 		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rsName(app, hash),
 			UID: rsUID(ns, app, hash), Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
+	}
+	if g.owners != nil && pod.OwnerReferences == nil && g.owners.Float64() < f.statefulSet {
+		pod.Labels[labelSet] = ssName(app)
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: ssName(app),
+			UID: ssUID(ns, app), Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
 	}
 	main := v1.Container{Name: "app", Image: "registry.local/" + app + ":1"}
 	if g.chance(0.3) {

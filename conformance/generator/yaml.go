@@ -21,7 +21,7 @@ import (
 const headerPrefix = "# berth-conformance:"
 
 // YAML renders the scenario as one multi-document file: Namespaces,
-// PriorityClasses, Nodes, Services, ReplicaSets, bound Pods, then pending Pods
+// PriorityClasses, Nodes, Services, ReplicaSets, StatefulSets, bound Pods, then pending Pods
 // in scheduling order. Read parses it back.
 func YAML(sc *scenario.Scenario) ([]byte, error) {
 	var b bytes.Buffer
@@ -39,6 +39,7 @@ func YAML(sc *scenario.Scenario) ([]byte, error) {
 	objs = appendAll(objs, sc.CSINodes)
 	objs = appendAll(objs, sc.Services)
 	objs = appendAll(objs, sc.ReplicaSets)
+	objs = appendAll(objs, sc.StatefulSets)
 	objs = appendAll(objs, sc.Existing)
 	objs = appendAll(objs, sc.Pending)
 	for _, o := range objs {
@@ -81,6 +82,8 @@ func Read(data []byte) (*scenario.Scenario, error) {
 			sc.Services, err = appendDoc(sc.Services, doc)
 		case "ReplicaSet":
 			sc.ReplicaSets, err = appendDoc(sc.ReplicaSets, doc)
+		case "StatefulSet":
+			sc.StatefulSets, err = appendDoc(sc.StatefulSets, doc)
 		case "PriorityClass":
 			sc.PriorityClasses, err = appendDoc(sc.PriorityClasses, doc)
 		case "StorageClass":
@@ -141,7 +144,7 @@ func parseHeader(sc *scenario.Scenario, fields string) error {
 }
 
 type object interface {
-	v1.Namespace | v1.Node | v1.Service | v1.Pod | appsv1.ReplicaSet | schedulingv1.PriorityClass |
+	v1.Namespace | v1.Node | v1.Service | v1.Pod | appsv1.ReplicaSet | appsv1.StatefulSet | schedulingv1.PriorityClass |
 		storagev1.StorageClass | v1.PersistentVolume | v1.PersistentVolumeClaim | storagev1.CSINode
 }
 

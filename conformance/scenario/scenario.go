@@ -23,6 +23,7 @@ type Scenario struct {
 	Nodes           []*v1.Node
 	Services        []*v1.Service
 	ReplicaSets     []*appsv1.ReplicaSet
+	StatefulSets    []*appsv1.StatefulSet
 	PriorityClasses []*schedulingv1.PriorityClass
 	// Storage objects, created before any pod. Claims a pending pod needs
 	// bound are bound in the scenario already (the harness runs no PV

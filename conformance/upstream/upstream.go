@@ -194,6 +194,11 @@ func (r *Runner) createObjects(s *scenario.Scenario) error {
 			return fmt.Errorf("upstream: replicaset %s/%s: %w", o.Namespace, o.Name, err)
 		}
 	}
+	for _, o := range s.StatefulSets {
+		if _, err := cs.AppsV1().StatefulSets(o.Namespace).Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("upstream: statefulset %s/%s: %w", o.Namespace, o.Name, err)
+		}
+	}
 	if err := r.createStorage(s); err != nil {
 		return err
 	}

@@ -76,31 +76,79 @@ func TestWorkedExampleA(t *testing.T) {
 	}
 }
 
-// TestWorkedExampleB is worked example B (upstream's verbose log): system default spreading of a ReplicaSet.
+// TestWorkedExampleB is worked example B (upstream's verbose log): system
+// default spreading of a ReplicaSet, run through the real handle for each
+// owner the default selector reads from the state (ReplicaSet, StatefulSet,
+// a Service).
 func TestWorkedExampleB(t *testing.T) {
-	rsPod := func(name, node string) *v1.Pod {
-		p := labelled(plugintest.SizedPod(name, "100m", "128Mi"), "app", "w")
-		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs-uid", Controller: boolPtr(true)}}
-		if node != "" {
-			plugintest.OnNode(p, node)
-		}
-		return p
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "w"}}
+	tests := []struct {
+		name  string
+		owner *metav1.OwnerReference
+		add   func(s *cluster.State)
+		// want is the PodTopologySpread score; nil means no default constraints.
+		want     map[string]int64
+		wantNode string
+	}{
+		{name: "ReplicaSet",
+			owner: &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs-uid", Controller: boolPtr(true)},
+			add: func(s *cluster.State) {
+				s.ReplicaSets["default/rs"] = &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "default", UID: "rs-uid"},
+					Spec: appsv1.ReplicaSetSpec{Selector: sel}}
+			},
+			want: map[string]int64{"a1": 75, "a2": 100, "b1": 100}, wantNode: "a2"},
+		{name: "StatefulSet",
+			owner: &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "ss", UID: "ss-uid", Controller: boolPtr(true)},
+			add: func(s *cluster.State) {
+				s.StatefulSets["default/ss"] = &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "ss", Namespace: "default", UID: "ss-uid"},
+					Spec: appsv1.StatefulSetSpec{Selector: sel}}
+			},
+			want: map[string]int64{"a1": 75, "a2": 100, "b1": 100}, wantNode: "a2"},
+		{name: "Service",
+			add: func(s *cluster.State) {
+				s.Services["default/svc"] = &v1.Service{ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "default"},
+					Spec: v1.ServiceSpec{Selector: map[string]string{"app": "w"}}}
+			},
+			want: map[string]int64{"a1": 75, "a2": 100, "b1": 100}, wantNode: "a2"},
+		{name: "StatefulSet missing from the state",
+			owner: &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "ss", UID: "ss-uid", Controller: boolPtr(true)},
+			add:   func(*cluster.State) {}},
 	}
-	nodes := []*v1.Node{zoned(plugintest.SizedNode("a1", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("a2", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("b1", "4", "8Gi", 110), "z2")}
-	pod := rsPod("new", "")
-	s := newState("1.36", nodes, rsPod("e1", "a1"), rsPod("e2", "a1"), rsPod("e3", "b1"), pod)
-	s.ReplicaSets["default/rs"] = &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "default", UID: "rs-uid"},
-		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "w"}}}}
-	d := runOne(t, s, pod)
-	got := pluginScores(d, "PodTopologySpread")
-	want := map[string]int64{"a1": 75, "a2": 100, "b1": 100}
-	for n, w := range want {
-		if got[n] != w {
-			t.Errorf("PodTopologySpread %s = %d, want %d", n, got[n], w)
-		}
-	}
-	if pod.Spec.NodeName != "a2" {
-		t.Fatalf("scheduled to %q, want a2 (totals %v)", pod.Spec.NodeName, totalsByNode(d))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ownedPod := func(name, node string) *v1.Pod {
+				p := labelled(plugintest.SizedPod(name, "100m", "128Mi"), "app", "w")
+				if tt.owner != nil {
+					p.OwnerReferences = []metav1.OwnerReference{*tt.owner}
+				}
+				if node != "" {
+					plugintest.OnNode(p, node)
+				}
+				return p
+			}
+			nodes := []*v1.Node{zoned(plugintest.SizedNode("a1", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("a2", "4", "8Gi", 110), "z1"), zoned(plugintest.SizedNode("b1", "4", "8Gi", 110), "z2")}
+			pod := ownedPod("new", "")
+			s := newState("1.36", nodes, ownedPod("e1", "a1"), ownedPod("e2", "a1"), ownedPod("e3", "b1"), pod)
+			tt.add(s)
+			d := runOne(t, s, pod)
+			got := pluginScores(d, "PodTopologySpread")
+			if tt.want == nil {
+				for n, v := range got {
+					if v != 0 {
+						t.Errorf("PodTopologySpread %s = %d, want 0 (no default constraints)", n, v)
+					}
+				}
+				return
+			}
+			for n, w := range tt.want {
+				if got[n] != w {
+					t.Errorf("PodTopologySpread %s = %d, want %d", n, got[n], w)
+				}
+			}
+			if pod.Spec.NodeName != tt.wantNode {
+				t.Fatalf("scheduled to %q, want %s (totals %v)", pod.Spec.NodeName, tt.wantNode, totalsByNode(d))
+			}
+		})
 	}
 }
 

@@ -234,10 +234,14 @@ func (h *handle) ReplicaSet(namespace, name string) *appsv1.ReplicaSet {
 	return h.state.ReplicaSets[cluster.Key(namespace, name)]
 }
 
-// StatefulSet: the state does not hold StatefulSets yet.
-func (h *handle) StatefulSet(namespace, name string) *appsv1.StatefulSet { return nil }
+// StatefulSet is the state's StatefulSet, so system-default spreading
+// sees its selector as upstream's StatefulSet lister does.
+func (h *handle) StatefulSet(namespace, name string) *appsv1.StatefulSet {
+	return h.state.StatefulSets[cluster.Key(namespace, name)]
+}
 
-// ReplicationController: berth does not model them.
+// ReplicationController: berth does not model them (the state has no
+// ReplicationControllers), so a pod they own gets no owner selector.
 func (h *handle) ReplicationController(namespace, name string) *v1.ReplicationController {
 	return nil
 }
