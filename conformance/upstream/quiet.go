@@ -8,7 +8,7 @@ import (
 )
 
 // The genuine scheduler logs through klog; its error logs (for example the
-// PostFilter "not found" status, kube-scheduler.md §3.4) are expected here
+// PostFilter "not found" status, ../docs/scheduler.md) are expected here
 // and would bury test output, so they are discarded.
 func init() {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Builders for the small clusters of kube-scheduler.md §3.5 and §4.3.
+// Builders for the small clusters of the verified messages and worked examples.
 
 type nodeOpt func(*v1.Node)
 
@@ -112,7 +112,7 @@ func run(t *testing.T, s *scenario.Scenario, align string) (*Runner, []scenario.
 }
 
 // TestVerifiedMessages reproduces the verified v1.36.3 messages of
-// kube-scheduler.md §3.5, the per-node verdicts behind them, and checks that
+// on the real scheduler, the per-node verdicts behind them, and checks that
 // the FailedScheduling event carries the same text.
 func TestVerifiedMessages(t *testing.T) {
 	type nodeWant struct{ plugin, reason, code string }
@@ -259,7 +259,7 @@ func TestVerifiedMessages(t *testing.T) {
 	}
 }
 
-// exampleA is worked example A of kube-scheduler.md §4.3.
+// exampleA is worked example A (scores read from upstream's verbose log).
 func exampleA() *scenario.Scenario {
 	preferSSD := &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
 		PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{
