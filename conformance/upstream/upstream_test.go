@@ -111,8 +111,8 @@ func run(t *testing.T, s *scenario.Scenario, align string) (*Runner, []scenario.
 	return r, results
 }
 
-// TestVerifiedMessages reproduces the verified v1.36.3 messages of
-// on the real scheduler, the per-node verdicts behind them, and checks that
+// TestVerifiedMessages reproduces the v1.36.3 messages verified on the real
+// scheduler, the per-node verdicts behind them, and checks that
 // the FailedScheduling event carries the same text.
 func TestVerifiedMessages(t *testing.T) {
 	type nodeWant struct{ plugin, reason, code string }
