@@ -286,14 +286,10 @@ func (sc *Scheduler) preempt(s *cluster.State, p pendingPod, r *framework.PostFi
 		}
 	}
 	sc.refreshAfterPreemption(s, node)
-	if afterPreemptHook != nil {
-		afterPreemptHook(sc, s)
+	if sc.afterPreempt != nil {
+		sc.afterPreempt(s)
 	}
 }
-
-// afterPreemptHook lets tests check the incremental bookkeeping after each
-// preemption; nil outside tests.
-var afterPreemptHook func(sc *Scheduler, s *cluster.State)
 
 // refreshAfterPreemption brings the snapshot to what buildSnapshot would
 // build now, without walking the cluster: within a Sync only the scheduler
