@@ -60,19 +60,9 @@ func (fw *Framework) hasActiveExtensions(state *framework.CycleState) bool {
 // runPreFilterExtensionAddPod updates every active PreFilter state for a pod
 // added to ni (nominated pods, preemption's reprieve).
 func (fw *Framework) runPreFilterExtensionAddPod(state *framework.CycleState, pod, added *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
-	for _, pl := range fw.preFilter {
-		if _, skip := state.SkipFilterPlugins[pl.Name()]; skip {
-			continue
-		}
-		ext := pl.PreFilterExtensions()
-		if ext == nil {
-			continue
-		}
-		if s := ext.AddPod(state, pod, added, ni); !s.IsSuccess() {
-			return framework.AsStatus(fmt.Errorf("running AddPod on PreFilter plugin %q: %s", pl.Name(), s.Message()))
-		}
-	}
-	return nil
+	return fw.runPreFilterExtensions(state, "AddPod", func(ext framework.PreFilterExtensions) *framework.Status {
+		return ext.AddPod(state, pod, added, ni)
+	})
 }
 
 // nominatedIndex lists, per node, the pending pods nominated to it in key
