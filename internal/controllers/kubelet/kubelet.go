@@ -197,7 +197,7 @@ func admit(s *cluster.State, ni *framework.NodeInfo, pod *corev1.Pod, node *core
 	if match, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !match {
 		return affinityplugin.Name, predicateFailure(affinityplugin.Name, affinityplugin.ErrReasonPod), false
 	}
-	if nodeports.Conflict(nodeports.HostPorts(pod), ni) {
+	if nodeports.Conflict(framework.HostPorts(pod), ni) {
 		return nodeports.Name, predicateFailure(nodeports.Name, nodeports.ErrReason), false
 	}
 	if insufficient := noderesources.Fits(&pi.Requests, ni); len(insufficient) > 0 {
