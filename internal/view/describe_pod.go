@@ -265,14 +265,14 @@ func describeResources(r *corev1.ResourceRequirements, w prefixWriter, level int
 	if len(r.Limits) > 0 {
 		w.write(level, "Limits:\n")
 	}
-	for _, name := range sortedResourceNames(r.Limits) {
+	for _, name := range cluster.SortedKeys(r.Limits) {
 		q := r.Limits[name]
 		w.write(level+1, "%s:\t%s\n", name, q.String())
 	}
 	if len(r.Requests) > 0 {
 		w.write(level, "Requests:\n")
 	}
-	for _, name := range sortedResourceNames(r.Requests) {
+	for _, name := range cluster.SortedKeys(r.Requests) {
 		q := r.Requests[name]
 		w.write(level+1, "%s:\t%s\n", name, q.String())
 	}
