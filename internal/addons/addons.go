@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/berth-sim/berth/internal/aws"
 	"github.com/berth-sim/berth/internal/cluster"
 )
 
@@ -108,7 +109,7 @@ func linuxNodeAffinity(notIn ...string) *corev1.NodeAffinity {
 		{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64", "arm64"}},
 	}
 	if len(notIn) > 0 {
-		exprs = append(exprs, corev1.NodeSelectorRequirement{Key: "eks.amazonaws.com/compute-type", Operator: corev1.NodeSelectorOpNotIn, Values: notIn})
+		exprs = append(exprs, corev1.NodeSelectorRequirement{Key: aws.LabelComputeType, Operator: corev1.NodeSelectorOpNotIn, Values: notIn})
 	}
 	return &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: exprs}}}}
@@ -186,7 +187,7 @@ func coreDNS(info cluster.Info) *appsv1.Deployment {
 			Selector: &metav1.LabelSelector{MatchLabels: copyLabels(labels)},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: copyLabels(labels),
-					Annotations: map[string]string{"eks.amazonaws.com/compute-type": "ec2"}},
+					Annotations: map[string]string{aws.LabelComputeType: "ec2"}},
 				Spec: corev1.PodSpec{
 					PriorityClassName:  "system-cluster-critical",
 					ServiceAccountName: "coredns",
@@ -269,7 +270,7 @@ func ebsCSINode(info cluster.Info) *appsv1.DaemonSet {
 		Tolerations:        tolerateEverything,
 		Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{
-				Key: "eks.amazonaws.com/compute-type", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"fargate", "auto", "hybrid"}}}}}}}},
+				Key: aws.LabelComputeType, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"fargate", "auto", "hybrid"}}}}}}}},
 		Containers: []corev1.Container{{Name: "ebs-plugin", Image: image(info, "eks/aws-ebs-csi-driver", "v1.38.1"),
 			Resources: requests("10m", "40Mi")}},
 	}, ptr(intstr.FromString("10%")))

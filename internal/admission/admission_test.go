@@ -160,7 +160,7 @@ func TestCreatePod(t *testing.T) {
 	if !c.Resources.Requests.Cpu().Equal(mustQ("1")) {
 		t.Errorf("requests not defaulted from limits: %v", c.Resources.Requests)
 	}
-	if pod.Spec.SchedulerName != DefaultSchedulerName || pod.Spec.ServiceAccountName != "default" || *pod.Spec.TerminationGracePeriodSeconds != 30 ||
+	if pod.Spec.SchedulerName != corev1.DefaultSchedulerName || pod.Spec.ServiceAccountName != "default" || *pod.Spec.TerminationGracePeriodSeconds != 30 ||
 		pod.Spec.DNSPolicy != corev1.DNSClusterFirst || pod.Spec.RestartPolicy != corev1.RestartPolicyAlways || !*pod.Spec.EnableServiceLinks {
 		t.Errorf("pod spec defaults %+v", pod.Spec)
 	}

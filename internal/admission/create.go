@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/qos"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -163,7 +164,7 @@ func Create(s *cluster.State, obj runtime.Object) error {
 	}
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOSClass(o)}
+		o.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qos.PodQOSClass(o)}
 	case *corev1.Service:
 		allocateClusterIP(s, o)
 	case *batchv1.Job:

@@ -13,9 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// DefaultSchedulerName is the schedulerName every pod gets unless it names one.
-const DefaultSchedulerName = "default-scheduler"
-
 // Defaults from pkg/apis/core/v1/defaults.go and pkg/apis/apps/v1/defaults.go.
 const (
 	defaultTerminationGracePeriodSeconds int64 = 30
@@ -72,7 +69,7 @@ func DefaultPodSpec(spec *corev1.PodSpec) {
 		spec.SecurityContext = &corev1.PodSecurityContext{}
 	}
 	if spec.SchedulerName == "" {
-		spec.SchedulerName = DefaultSchedulerName
+		spec.SchedulerName = corev1.DefaultSchedulerName
 	}
 	// A deprecated serviceAccount alias fills serviceAccountName (and back).
 	if spec.ServiceAccountName == "" && spec.DeprecatedServiceAccount != "" {

@@ -229,36 +229,6 @@ func defaultToleration(key string) corev1.Toleration {
 	}
 }
 
-// podQOSClass computes status.qosClass as the pod strategy does on create:
-// Guaranteed when every container limits cpu and memory and requests equal
-// limits; BestEffort when nothing requests or limits cpu or memory.
-func podQOSClass(pod *corev1.Pod) corev1.PodQOSClass {
-	compute := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
-	any, guaranteed := false, true
-	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for _, c := range list {
-			for _, name := range compute {
-				req, hasReq := c.Resources.Requests[name]
-				lim, hasLim := c.Resources.Limits[name]
-				if (hasReq && !req.IsZero()) || (hasLim && !lim.IsZero()) {
-					any = true
-				}
-				if !hasLim || lim.IsZero() || (hasReq && req.Cmp(lim) != 0) {
-					guaranteed = false
-				}
-			}
-		}
-	}
-	switch {
-	case !any:
-		return corev1.PodQOSBestEffort
-	case guaranteed:
-		return corev1.PodQOSGuaranteed
-	default:
-		return corev1.PodQOSBurstable
-	}
-}
-
 // admitPriorityClass is the Priority plugin's check on PriorityClass writes:
 // only one class may be the global default. An update may keep its own flag.
 func admitPriorityClass(s *cluster.State, pc *schedulingv1.PriorityClass, update bool) error {

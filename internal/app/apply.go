@@ -18,7 +18,6 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/eksctl"
 	"github.com/berth-sim/berth/internal/manifest"
-	"github.com/berth-sim/berth/internal/sim"
 	"github.com/berth-sim/berth/internal/version"
 )
 
@@ -70,23 +69,7 @@ func (a *App) Apply(req ApplyRequest) error {
 		}
 		lines = append(lines, line)
 	}
-	return a.settleAndCommit(work, lines)
-}
-
-// settleAndCommit runs the changed copy of the cluster until it settles, makes
-// it the state, saves it, and only then prints what kubectl would have printed.
-func (a *App) settleAndCommit(work *cluster.State, lines []string) error {
-	if err := sim.Settle(work, a.controllers(work), sim.DefaultSettleHorizon); err != nil {
-		return err
-	}
-	a.state = work
-	if err := a.save(); err != nil {
-		return err
-	}
-	for _, l := range lines {
-		fmt.Fprintln(a.opts.Out, l)
-	}
-	return nil
+	return a.commit(work, stdout(lines))
 }
 
 func (a *App) load(files []string, kustomizeDir string) ([]manifest.Object, error) {

@@ -78,7 +78,7 @@ func (a *App) Delete(r DeleteRequest) error {
 		}
 		lines = append(lines, fmt.Sprintf("%s %q deleted", kind, t.meta.GetName()))
 	}
-	return a.settleAndCommit(work, lines)
+	return a.commit(work, stdout(lines))
 }
 
 func (a *App) deleteTargets(r DeleteRequest) ([]target, error) {

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/controllers/disruption"
 	"github.com/berth-sim/berth/internal/sim"
 )
 
@@ -39,10 +38,20 @@ func (o *output) errf(format string, a ...interface{}) {
 	o.lines = append(o.lines, outLine{err: true, text: fmt.Sprintf(format, a...)})
 }
 
-// commit settles the changed copy, makes it the state, saves it and prints
-// the collected lines.
+// stdout is an output of lines all bound for stdout.
+func stdout(lines []string) *output {
+	o := &output{}
+	for _, l := range lines {
+		o.lines = append(o.lines, outLine{text: l})
+	}
+	return o
+}
+
+// commit runs the changed copy of the cluster until it settles, makes it the
+// state, saves it, and only then prints what kubectl would have printed: a
+// failed command leaves neither the state nor the terminal changed.
 func (a *App) commit(work *cluster.State, o *output) error {
-	if err := sim.Settle(work, nodeOpControllers(work), sim.DefaultSettleHorizon); err != nil {
+	if err := sim.Settle(work, a.controllers(work), sim.DefaultSettleHorizon); err != nil {
 		return err
 	}
 	a.state = work
@@ -57,18 +66,6 @@ func (a *App) commit(work *cluster.State, o *output) error {
 		}
 	}
 	return nil
-}
-
-// nodeOpControllers is the controller list with the disruption controller,
-// which evictions depend on, added when the list does not have it yet.
-func nodeOpControllers(s *cluster.State) []sim.Controller {
-	ctrls := Controllers(s)
-	for _, c := range ctrls {
-		if c.Name() == disruption.Name {
-			return ctrls
-		}
-	}
-	return append(ctrls, disruption.New())
 }
 
 func lookupNodes(s *cluster.State, names []string) ([]*corev1.Node, error) {

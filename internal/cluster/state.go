@@ -5,7 +5,7 @@ package cluster
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -252,12 +252,12 @@ func (s *State) DropTimersUpTo(t time.Time) {
 
 // SortedKeys returns the keys of any object map in sorted order; iteration
 // over state maps must go through it so that output never depends on map order.
-func SortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+func SortedKeys[K ~string, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	return keys
 }
 

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/berth-sim/berth/internal/cluster"
 )
 
 // isNotIntegerErrorMsg is the API server's text for a fractional count.
@@ -30,12 +31,12 @@ var integerResources = sets.New[corev1.ResourceName](
 func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	limPath, reqPath := fldPath.Child("limits"), fldPath.Child("requests")
-	for _, name := range sortedResourceNames(r.Limits) {
+	for _, name := range cluster.SortedKeys(r.Limits) {
 		p := limPath.Key(string(name))
 		errs = append(errs, validateResourceName(name, p)...)
 		errs = append(errs, validateQuantityValue(name, r.Limits[name], p)...)
 	}
-	for _, name := range sortedResourceNames(r.Requests) {
+	for _, name := range cluster.SortedKeys(r.Requests) {
 		req := r.Requests[name]
 		p := reqPath.Key(string(name))
 		errs = append(errs, validateResourceName(name, p)...)
@@ -56,7 +57,7 @@ func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) fiel
 // validateResourceList checks the names and values of a plain list (pod overhead).
 func validateResourceList(list corev1.ResourceList, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, name := range sortedResourceNames(list) {
+	for _, name := range cluster.SortedKeys(list) {
 		p := fldPath.Key(string(name))
 		errs = append(errs, validateResourceName(name, p)...)
 		errs = append(errs, validateQuantityValue(name, list[name], p)...)
@@ -71,7 +72,7 @@ func validateNodeResources(node *corev1.Node) field.ErrorList {
 		name string
 		list corev1.ResourceList
 	}{{"capacity", node.Status.Capacity}, {"allocatable", node.Status.Allocatable}} {
-		for _, name := range sortedResourceNames(l.list) {
+		for _, name := range cluster.SortedKeys(l.list) {
 			errs = append(errs, validateQuantityValue(name, l.list[name], field.NewPath("status", l.name, string(name)))...)
 		}
 	}
@@ -120,13 +121,4 @@ func isExtendedResourceName(name corev1.ResourceName) bool {
 // request below the limit (v1helper.IsOvercommitAllowed).
 func overcommitAllowed(name corev1.ResourceName) bool {
 	return isNativeResource(name) && !strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
-}
-
-func sortedResourceNames(list corev1.ResourceList) []corev1.ResourceName {
-	names := make([]corev1.ResourceName, 0, len(list))
-	for n := range list {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
-	return names
 }

@@ -53,7 +53,8 @@ func TestIncrementalPreemptionBookkeeping(t *testing.T) {
 		p.CreationTimestamp = metav1.NewTime(s.Now.Add(-time.Duration(100-i) * time.Second))
 	}
 	checks := 0
-	afterPreemptHook = func(sc *Scheduler, s *cluster.State) {
+	sc := New()
+	sc.afterPreempt = func(s *cluster.State) {
 		checks++
 		got := sc.handle.snap
 		gotNominated := map[string][]string{}
@@ -98,8 +99,7 @@ func TestIncrementalPreemptionBookkeeping(t *testing.T) {
 			t.Fatalf("stale nominations %v", gotNominated)
 		}
 	}
-	defer func() { afterPreemptHook = nil }()
-	if err := sim.Settle(s, []sim.Controller{New()}, time.Hour); err != nil {
+	if err := sim.Settle(s, []sim.Controller{sc}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	if checks < 5 {

@@ -60,19 +60,9 @@ func (fw *Framework) hasActiveExtensions(state *framework.CycleState) bool {
 // runPreFilterExtensionAddPod updates every active PreFilter state for a pod
 // added to ni (nominated pods, preemption's reprieve).
 func (fw *Framework) runPreFilterExtensionAddPod(state *framework.CycleState, pod, added *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
-	for _, pl := range fw.preFilter {
-		if _, skip := state.SkipFilterPlugins[pl.Name()]; skip {
-			continue
-		}
-		ext := pl.PreFilterExtensions()
-		if ext == nil {
-			continue
-		}
-		if s := ext.AddPod(state, pod, added, ni); !s.IsSuccess() {
-			return framework.AsStatus(fmt.Errorf("running AddPod on PreFilter plugin %q: %s", pl.Name(), s.Message()))
-		}
-	}
-	return nil
+	return fw.runPreFilterExtensions(state, "AddPod", func(ext framework.PreFilterExtensions) *framework.Status {
+		return ext.AddPod(state, pod, added, ni)
+	})
 }
 
 // nominatedIndex lists, per node, the pending pods nominated to it in key
@@ -286,14 +276,10 @@ func (sc *Scheduler) preempt(s *cluster.State, p pendingPod, r *framework.PostFi
 		}
 	}
 	sc.refreshAfterPreemption(s, node)
-	if afterPreemptHook != nil {
-		afterPreemptHook(sc, s)
+	if sc.afterPreempt != nil {
+		sc.afterPreempt(s)
 	}
 }
-
-// afterPreemptHook lets tests check the incremental bookkeeping after each
-// preemption; nil outside tests.
-var afterPreemptHook func(sc *Scheduler, s *cluster.State)
 
 // refreshAfterPreemption brings the snapshot to what buildSnapshot would
 // build now, without walking the cluster: within a Sync only the scheduler

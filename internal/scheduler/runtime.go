@@ -157,6 +157,14 @@ func (fw *Framework) runFilterRange(state *framework.CycleState, pod *framework.
 // runPreFilterExtensionRemovePod updates every active PreFilter state for a
 // pod removed from ni (preemption's what-if).
 func (fw *Framework) runPreFilterExtensionRemovePod(state *framework.CycleState, pod, removed *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	return fw.runPreFilterExtensions(state, "RemovePod", func(ext framework.PreFilterExtensions) *framework.Status {
+		return ext.RemovePod(state, pod, removed, ni)
+	})
+}
+
+// runPreFilterExtensions calls op (named in the error) on the extensions of
+// every PreFilter plugin that did not skip, stopping at the first failure.
+func (fw *Framework) runPreFilterExtensions(state *framework.CycleState, op string, call func(framework.PreFilterExtensions) *framework.Status) *framework.Status {
 	for _, pl := range fw.preFilter {
 		if _, skip := state.SkipFilterPlugins[pl.Name()]; skip {
 			continue
@@ -165,8 +173,8 @@ func (fw *Framework) runPreFilterExtensionRemovePod(state *framework.CycleState,
 		if ext == nil {
 			continue
 		}
-		if s := ext.RemovePod(state, pod, removed, ni); !s.IsSuccess() {
-			return framework.AsStatus(fmt.Errorf("running RemovePod on PreFilter plugin %q: %s", pl.Name(), s.Message()))
+		if s := call(ext); !s.IsSuccess() {
+			return framework.AsStatus(fmt.Errorf("running %s on PreFilter plugin %q: %s", op, pl.Name(), s.Message()))
 		}
 	}
 	return nil

@@ -51,6 +51,9 @@ type Scheduler struct {
 	observer    Observer
 	// order is the cache's order of pods per node (podorder.go).
 	order podOrder
+	// afterPreempt, when set (tests), checks the incremental bookkeeping
+	// after each preemption.
+	afterPreempt func(s *cluster.State)
 }
 
 // Observer watches scheduling attempts one by one, in queue order (the

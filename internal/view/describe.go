@@ -299,15 +299,6 @@ func printController(m metav1.Object) string {
 	return ""
 }
 
-func sortedResourceNames(list corev1.ResourceList) []corev1.ResourceName {
-	names := make([]corev1.ResourceName, 0, len(list))
-	for n := range list {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
-	return names
-}
-
 func uidsOf(m metav1.Object) []string {
 	if m.GetUID() == "" {
 		return nil

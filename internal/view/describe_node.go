@@ -50,7 +50,7 @@ func describeNode(s *cluster.State, node *corev1.Node) string {
 			w.write(level1, "%s:\t%s\n", a.Type, a.Address)
 		}
 		printResources := func(list corev1.ResourceList) {
-			for _, name := range sortedResourceNames(list) {
+			for _, name := range cluster.SortedKeys(list) {
 				q := list[name]
 				w.write(level0, "  %s:\t%s\n", name, q.String())
 			}

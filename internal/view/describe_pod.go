@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/qos"
 )
 
 func describePod(s *cluster.State, pod *corev1.Pod) string {
@@ -121,66 +122,7 @@ func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
 	if pod.Status.QOSClass != "" {
 		return pod.Status.QOSClass
 	}
-	return ComputePodQOS(pod)
-}
-
-// ComputePodQOS classifies a pod by its cpu and memory requests and limits
-// (pkg/apis/core/v1/helper/qos): BestEffort when none are set, Guaranteed
-// when every container limits both and requests equal limits.
-func ComputePodQOS(pod *corev1.Pod) corev1.PodQOSClass {
-	supported := func(n corev1.ResourceName) bool { return n == corev1.ResourceCPU || n == corev1.ResourceMemory }
-	requests, limits := corev1.ResourceList{}, corev1.ResourceList{}
-	zero := resource.Quantity{}
-	isGuaranteed := true
-	add := func(into corev1.ResourceList, from corev1.ResourceList) {
-		for name, q := range from {
-			if !supported(name) || q.Cmp(zero) != 1 {
-				continue
-			}
-			cur := into[name]
-			cur.Add(q)
-			into[name] = cur
-		}
-	}
-	var all []corev1.Container
-	all = append(all, pod.Spec.Containers...)
-	all = append(all, pod.Spec.InitContainers...)
-	if pod.Spec.Resources != nil {
-		add(requests, pod.Spec.Resources.Requests)
-		add(limits, pod.Spec.Resources.Limits)
-		if len(pod.Spec.Resources.Limits) < 2 || !hasBoth(pod.Spec.Resources.Limits) {
-			isGuaranteed = false
-		}
-	} else {
-		for _, c := range all {
-			add(requests, c.Resources.Requests)
-			add(limits, c.Resources.Limits)
-			if !hasBoth(c.Resources.Limits) {
-				isGuaranteed = false
-			}
-		}
-	}
-	if len(requests) == 0 && len(limits) == 0 {
-		return corev1.PodQOSBestEffort
-	}
-	if isGuaranteed {
-		for name, req := range requests {
-			if l, ok := limits[name]; !ok || l.Cmp(req) != 0 {
-				isGuaranteed = false
-				break
-			}
-		}
-	}
-	if isGuaranteed && len(requests) == len(limits) {
-		return corev1.PodQOSGuaranteed
-	}
-	return corev1.PodQOSBurstable
-}
-
-func hasBoth(l corev1.ResourceList) bool {
-	cpu, okc := l[corev1.ResourceCPU]
-	mem, okm := l[corev1.ResourceMemory]
-	return okc && okm && !cpu.IsZero() && !mem.IsZero()
+	return qos.PodQOSClass(pod)
 }
 
 func describeContainers(label string, containers []corev1.Container, statuses []corev1.ContainerStatus, pod *corev1.Pod, w prefixWriter, space string) {
@@ -323,14 +265,14 @@ func describeResources(r *corev1.ResourceRequirements, w prefixWriter, level int
 	if len(r.Limits) > 0 {
 		w.write(level, "Limits:\n")
 	}
-	for _, name := range sortedResourceNames(r.Limits) {
+	for _, name := range cluster.SortedKeys(r.Limits) {
 		q := r.Limits[name]
 		w.write(level+1, "%s:\t%s\n", name, q.String())
 	}
 	if len(r.Requests) > 0 {
 		w.write(level, "Requests:\n")
 	}
-	for _, name := range sortedResourceNames(r.Requests) {
+	for _, name := range cluster.SortedKeys(r.Requests) {
 		q := r.Requests[name]
 		w.write(level+1, "%s:\t%s\n", name, q.String())
 	}

@@ -6,6 +6,7 @@ package controllertest
 import (
 	"github.com/berth-sim/berth/internal/admission"
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,10 +78,7 @@ func (Binder) Sync(s *cluster.State) (bool, error) {
 			if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok {
 				continue
 			}
-			_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations,
-				func(t *corev1.Taint) bool {
-					return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-				}, false)
+			_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, helper.DoNotScheduleTaints, false)
 			if untolerated {
 				continue
 			}

@@ -12,6 +12,8 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // PodDeletionCostAnnotation ranks pods for scale-down (lower goes first).
@@ -233,4 +235,41 @@ func PodsToDelete(pods, related []*corev1.Pod, diff int, now time.Time) []*corev
 	}
 	sort.Stable(ranked)
 	return ranked.Pods[:diff]
+}
+
+// ClaimPods adopts the orphan pods in the owner's namespace that the selector
+// matches and canAdopt accepts, and releases the owner's pods the selector no
+// longer matches (ControllerRefManager.ClaimPods); it reports any change.
+func ClaimPods(s *cluster.State, owner metav1.Object, apiVersion, kind string, selector labels.Selector, canAdopt func(*corev1.Pod) bool) bool {
+	changed := false
+	for _, k := range cluster.SortedKeys(s.Pods) {
+		p := s.Pods[k]
+		if p.Namespace != owner.GetNamespace() || p.DeletionTimestamp != nil {
+			continue
+		}
+		ref := metav1.GetControllerOf(p)
+		matches := selector.Matches(labels.Set(p.Labels))
+		switch {
+		case ref == nil && matches && canAdopt(p) && IsPodActive(p):
+			p.OwnerReferences = append(p.OwnerReferences, NewControllerRef(owner, apiVersion, kind))
+		case ref != nil && ref.UID == owner.GetUID() && !matches:
+			ReleasePod(p, owner.GetUID())
+		default:
+			continue
+		}
+		p.ResourceVersion = s.Bump()
+		changed = true
+	}
+	return changed
+}
+
+// ReleasePod drops the pod's owner references to uid.
+func ReleasePod(p *corev1.Pod, uid types.UID) {
+	kept := p.OwnerReferences[:0]
+	for _, r := range p.OwnerReferences {
+		if r.UID != uid {
+			kept = append(kept, r)
+		}
+	}
+	p.OwnerReferences = kept
 }

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/berth-sim/berth/internal/admission"
 	"github.com/berth-sim/berth/internal/cluster"
@@ -60,7 +59,7 @@ func syncDaemonSet(s *cluster.State, ds *appsv1.DaemonSet) (bool, error) {
 		return false, err
 	}
 	hash := Hash(ds)
-	changed := claimPods(s, ds, selector)
+	changed := controllerutil.ClaimPods(s, ds, "apps/v1", "DaemonSet", selector, func(*corev1.Pod) bool { return true })
 	ch, manageErr := manage(s, ds, hash)
 	changed = changed || ch
 	// Upstream runs the rolling update only once its own creations and
@@ -69,37 +68,6 @@ func syncDaemonSet(s *cluster.State, ds *appsv1.DaemonSet) (bool, error) {
 		changed = rollingUpdate(s, ds, hash) || changed
 	}
 	return updateStatus(s, ds, hash) || changed, nil
-}
-
-// claimPods adopts orphan pods the selector matches and releases owned pods
-// it no longer matches (ControllerRefManager).
-func claimPods(s *cluster.State, ds *appsv1.DaemonSet, selector labels.Selector) bool {
-	changed := false
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		p := s.Pods[k]
-		if p.Namespace != ds.Namespace || p.DeletionTimestamp != nil {
-			continue
-		}
-		ref := metav1.GetControllerOf(p)
-		matches := selector.Matches(labels.Set(p.Labels))
-		switch {
-		case ref == nil && matches && controllerutil.IsPodActive(p):
-			p.OwnerReferences = append(p.OwnerReferences, controllerutil.NewControllerRef(ds, "apps/v1", "DaemonSet"))
-		case ref != nil && ref.UID == ds.UID && !matches:
-			kept := p.OwnerReferences[:0]
-			for _, r := range p.OwnerReferences {
-				if r.UID != ds.UID {
-					kept = append(kept, r)
-				}
-			}
-			p.OwnerReferences = kept
-		default:
-			continue
-		}
-		p.ResourceVersion = s.Bump()
-		changed = true
-	}
-	return changed
 }
 
 // nodeToDaemonPods maps each target node to the DaemonSet's pods meant for

@@ -16,6 +16,7 @@ import (
 	"github.com/berth-sim/berth/internal/admission"
 	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	"github.com/berth-sim/berth/internal/controllers/deployment"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 )
 
 // Labels and annotations of daemon pods (pkg/controller/daemon/util,
@@ -126,10 +127,7 @@ func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun,
 	if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok {
 		return false, false
 	}
-	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations,
-		func(t *corev1.Taint) bool {
-			return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-		}, false)
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, helper.DoNotScheduleTaints, false)
 	if !untolerated {
 		return true, true
 	}

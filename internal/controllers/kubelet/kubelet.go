@@ -16,6 +16,9 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	affinityplugin "github.com/berth-sim/berth/internal/scheduler/plugins/nodeaffinity"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/nodename"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/nodeports"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/noderesources"
 	"github.com/berth-sim/berth/internal/version"
 	corev1 "k8s.io/api/core/v1"
@@ -189,19 +192,13 @@ func wakeAt(s *cluster.State, at time.Time) {
 func admit(s *cluster.State, ni *framework.NodeInfo, pod *corev1.Pod, node *corev1.Node) (reason, message string, ok bool) {
 	pi := framework.NewPodInfo(pod, features(s).PodLevelResources)
 	if pod.Spec.NodeName != node.Name {
-		return "NodeName", predicateFailure("NodeName", "node(s) didn't match the requested node name"), false
+		return nodename.Name, predicateFailure(nodename.Name, nodename.ErrReason), false
 	}
 	if match, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !match {
-		return "NodeAffinity", predicateFailure("NodeAffinity", "node(s) didn't match Pod's node affinity/selector"), false
+		return affinityplugin.Name, predicateFailure(affinityplugin.Name, affinityplugin.ErrReasonPod), false
 	}
-	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for _, c := range list {
-			for _, p := range c.Ports {
-				if p.HostPort > 0 && ni.UsedPorts.CheckConflict(p.HostIP, string(p.Protocol), p.HostPort) {
-					return "NodePorts", predicateFailure("NodePorts", "node(s) didn't have free ports for the requested pod ports"), false
-				}
-			}
-		}
+	if nodeports.Conflict(framework.HostPorts(pod), ni) {
+		return nodeports.Name, predicateFailure(nodeports.Name, nodeports.ErrReason), false
 	}
 	if insufficient := noderesources.Fits(&pi.Requests, ni); len(insufficient) > 0 {
 		r := insufficient[0]

@@ -172,13 +172,7 @@ func claimPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet, selector l
 		if p.DeletionTimestamp != nil || selector.Matches(labels.Set(p.Labels)) {
 			continue
 		}
-		kept := p.OwnerReferences[:0]
-		for _, r := range p.OwnerReferences {
-			if r.UID != rs.UID {
-				kept = append(kept, r)
-			}
-		}
-		p.OwnerReferences = kept
+		controllerutil.ReleasePod(p, rs.UID)
 		p.ResourceVersion = s.Bump()
 		changed = true
 	}

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/berth-sim/berth/internal/admission"
 	"github.com/berth-sim/berth/internal/cluster"
@@ -63,7 +62,8 @@ func syncSet(s *cluster.State, set *appsv1.StatefulSet) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	changed := claimPods(s, set, selector)
+	// Only orphans named as members of the set are adopted.
+	changed := controllerutil.ClaimPods(s, set, "apps/v1", "StatefulSet", selector, func(p *corev1.Pod) bool { return ordinalOf(set, p) >= 0 })
 	updateRevision := RevisionName(set)
 	currentRevision := set.Status.CurrentRevision
 	if currentRevision == "" {
@@ -73,37 +73,6 @@ func syncSet(s *cluster.State, set *appsv1.StatefulSet) (bool, error) {
 	ch, err := reconcile(s, set, pods, currentRevision, updateRevision)
 	changed = changed || ch
 	return updateStatus(s, set, collect(s, set), currentRevision, updateRevision) || changed, err
-}
-
-// claimPods adopts orphans that match the selector and are named as members
-// of the set, and releases owned pods the selector no longer matches.
-func claimPods(s *cluster.State, set *appsv1.StatefulSet, selector labels.Selector) bool {
-	changed := false
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		p := s.Pods[k]
-		if p.Namespace != set.Namespace || p.DeletionTimestamp != nil {
-			continue
-		}
-		ref := metav1.GetControllerOf(p)
-		matches := selector.Matches(labels.Set(p.Labels))
-		switch {
-		case ref == nil && matches && ordinalOf(set, p) >= 0 && controllerutil.IsPodActive(p):
-			p.OwnerReferences = append(p.OwnerReferences, controllerutil.NewControllerRef(set, "apps/v1", "StatefulSet"))
-		case ref != nil && ref.UID == set.UID && !matches:
-			kept := p.OwnerReferences[:0]
-			for _, r := range p.OwnerReferences {
-				if r.UID != set.UID {
-					kept = append(kept, r)
-				}
-			}
-			p.OwnerReferences = kept
-		default:
-			continue
-		}
-		p.ResourceVersion = s.Bump()
-		changed = true
-	}
-	return changed
 }
 
 // collect splits the set's pods into the wanted ordinals and the condemned ones.

@@ -22,7 +22,6 @@ const (
 	driverNamespace  = "kube-system"
 	nodeDaemonSet    = "ebs-csi-node"
 	controllerPrefix = "ebs-csi-controller-"
-	computeTypeLabel = "eks.amazonaws.com/compute-type"
 )
 
 // DriverInstalled reports whether the EBS CSI driver runs in the cluster.
@@ -54,7 +53,7 @@ func DriverVersion(s *cluster.State) string {
 // an EC2 instance (kind, GKE, on-premises: aws.IsEC2Node) has no EBS to
 // attach, so the driver registers nothing there.
 func runsNodePlugin(node *corev1.Node) bool {
-	switch node.Labels[computeTypeLabel] {
+	switch node.Labels[aws.LabelComputeType] {
 	case "fargate", "auto", "hybrid":
 		return false
 	}

@@ -29,25 +29,9 @@ type preFilterState []v1.ContainerPort
 
 func (s preFilterState) Clone() framework.StateData { return s }
 
-// hostPorts lists the ports of all containers (init containers included, as
-// NodeInfo accounts them) that bind a host port.
-func hostPorts(pod *v1.Pod) []v1.ContainerPort {
-	var out []v1.ContainerPort
-	for _, cs := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for _, c := range cs {
-			for _, p := range c.Ports {
-				if p.HostPort > 0 {
-					out = append(out, p)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // PreFilter collects the wanted host ports; a pod without any skips Filter.
 func (pl *NodePorts) PreFilter(state *framework.CycleState, pod *framework.PodInfo, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	ports := hostPorts(pod.Pod)
+	ports := framework.HostPorts(pod.Pod) // order is moot: Conflict asks of any
 	if len(ports) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
@@ -64,10 +48,19 @@ func (pl *NodePorts) Filter(state *framework.CycleState, pod *framework.PodInfo,
 	if !ok {
 		return framework.AsStatus(fmt.Errorf("reading %q from cycleState: not found", preFilterStateKey))
 	}
-	for _, p := range ports {
-		if nodeInfo.UsedPorts.CheckConflict(p.HostIP, string(p.Protocol), p.HostPort) {
-			return framework.NewStatus(framework.Unschedulable, ErrReason)
-		}
+	if Conflict(ports, nodeInfo) {
+		return framework.NewStatus(framework.Unschedulable, ErrReason)
 	}
 	return nil
+}
+
+// Conflict reports whether any of ports is in use on the node (the kubelet's
+// admission asks the same).
+func Conflict(ports []v1.ContainerPort, nodeInfo *framework.NodeInfo) bool {
+	for _, p := range ports {
+		if nodeInfo.UsedPorts.CheckConflict(p.HostIP, string(p.Protocol), p.HostPort) {
+			return true
+		}
+	}
+	return false
 }

@@ -156,6 +156,7 @@ var commonReasons = func() (t [16][]string) {
 	return t
 }()
 
+// insufficient is the Filter reason for a resource the node lacks.
 func insufficient(name v1.ResourceName) string { return fmt.Sprintf("Insufficient %v", name) }
 
 // filterWithScalars is Filter for requests with scalar resources.
@@ -189,7 +190,7 @@ func Fits(req *framework.Resource, nodeInfo *framework.NodeInfo) []InsufficientR
 	}
 	check := func(name v1.ResourceName, want, capacity, inUse int64) {
 		if want > 0 && want > capacity-inUse {
-			out = append(out, InsufficientResource{ResourceName: name, Reason: fmt.Sprintf("Insufficient %v", name),
+			out = append(out, InsufficientResource{ResourceName: name, Reason: insufficient(name),
 				Requested: want, Used: inUse, Capacity: capacity, Unresolvable: want > capacity})
 		}
 	}

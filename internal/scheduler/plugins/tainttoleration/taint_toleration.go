@@ -37,13 +37,9 @@ func (*TaintToleration) Name() string { return Name }
 // StaticFilter marks the verdict as depending only on the node and the pod's tolerations.
 func (*TaintToleration) StaticFilter() {}
 
-func hardEffect(t *v1.Taint) bool {
-	return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-}
-
 // Filter rejects the node on its first untolerated NoSchedule/NoExecute taint.
 func (pl *TaintToleration) Filter(_ *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
-	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), nodeInfo.Node.Spec.Taints, pod.Pod.Spec.Tolerations, hardEffect, false)
+	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), nodeInfo.Node.Spec.Taints, pod.Pod.Spec.Tolerations, helper.DoNotScheduleTaints, false)
 	if !untolerated {
 		return nil
 	}

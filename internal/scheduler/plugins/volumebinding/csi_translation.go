@@ -10,17 +10,19 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/berth-sim/berth/internal/aws"
 )
 
 // CSI migration of the in-tree AWS EBS plugin, as k8s.io/csi-translation-lib
 // does it: the only in-tree plugin an EKS cluster meets. Other in-tree
 // plugins (GCE PD, Azure Disk, Cinder, Portworx) are left untranslated.
 
-// In-tree plugin and CSI driver names, and the driver's zone key.
+// In-tree plugin and CSI driver names (the aws package's), and the driver's zone key.
 const (
-	InTreeEBSPluginName = "kubernetes.io/aws-ebs"
-	EBSCSIDriverName    = "ebs.csi.aws.com"
-	EBSTopologyKey      = "topology." + EBSCSIDriverName + "/zone"
+	InTreeEBSPluginName = aws.InTreeEBSProvisioner
+	EBSCSIDriverName    = aws.EBSCSIDriver
+	EBSTopologyKey      = aws.EBSZoneTopologyKey
 )
 
 var awsVolumeID = regexp.MustCompile("^vol-[^/]*$")
