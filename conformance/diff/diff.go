@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -318,4 +319,25 @@ func (s *Summary) String() string {
 	return fmt.Sprintf("%d/%d scenarios agree (%.2f%%); %d/%d pods agree (%.2f%%): %d scheduled, %d unschedulable",
 		s.ScenariosAgreed, s.Scenarios, rate(s.ScenariosAgreed, s.Scenarios), s.Agreed, s.Compared, rate(s.Agreed, s.Compared),
 		s.Scheduled, s.Unschedulable)
+}
+
+// ForEach calls fn(i) for i in [0, n) on workers goroutines (each scenario
+// gets its own clusters and upstream scheduler) and returns when all are done.
+func ForEach(workers, n int, fn func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 	"testing"
 
 	"github.com/berth-sim/berth/conformance/berthrun"
@@ -38,22 +37,7 @@ func runAll(t *testing.T, scs []*scenario.Scenario, mode Mode) []Report {
 	t.Helper()
 	reports := make([]Report, len(scs))
 	errs := make([]error, len(scs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < *parallel; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				reports[i], errs[i] = runScenario(scs[i], mode)
-			}
-		}()
-	}
-	for i := range scs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	ForEach(*parallel, len(scs), func(i int) { reports[i], errs[i] = runScenario(scs[i], mode) })
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("%s: %v", scs[i].Name, err)

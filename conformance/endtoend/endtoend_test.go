@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/berth-sim/berth/conformance/diff"
@@ -33,22 +32,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	reports := make([]diff.Report, len(list))
 	errs := make([]error, len(list))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < *parallel; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				reports[i], errs[i] = runSeed(t, list[i])
-			}
-		}()
-	}
-	for i := range list {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	diff.ForEach(*parallel, len(list), func(i int) { reports[i], errs[i] = runSeed(t, list[i]) })
 	var sum diff.Summary
 	for i, rep := range reports {
 		if errs[i] != nil {

@@ -16,8 +16,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
+	"github.com/berth-sim/berth/conformance/generator"
 	"github.com/berth-sim/berth/conformance/scenario"
 )
 
@@ -84,13 +84,8 @@ func File(sc *scenario.Scenario, seed uint64) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s: generated end-to-end scenario (Kubernetes %s)\n", sc.Name, sc.KubernetesVersion)
-	for _, o := range objs {
-		data, err := yaml.Marshal(o)
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString("---\n")
-		b.Write(data)
+	if err := generator.AppendDocs(&b, objs); err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }

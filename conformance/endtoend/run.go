@@ -169,15 +169,20 @@ func priorities(s *cluster.State, d *scheduler.Diagnosis) map[string]int32 {
 	return out
 }
 
+// inKeyOrder lists a state map's objects by key.
+func inKeyOrder[V any](m map[string]V) []V {
+	out := make([]V, 0, len(m))
+	for _, k := range cluster.SortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}
+
 // world is berth's cluster as upstream's mirror needs it.
 func world(s *cluster.State, attempted map[string]bool) *upstream.World {
 	w := &upstream.World{Attempted: attempted}
-	for _, k := range cluster.SortedKeys(s.Namespaces) {
-		w.Namespaces = append(w.Namespaces, s.Namespaces[k])
-	}
-	for _, k := range cluster.SortedKeys(s.PriorityClasses) {
-		w.PriorityClasses = append(w.PriorityClasses, s.PriorityClasses[k])
-	}
+	w.Namespaces = inKeyOrder(s.Namespaces)
+	w.PriorityClasses = inKeyOrder(s.PriorityClasses)
 	for _, name := range s.Scheduler.NodeOrder {
 		if n := s.Nodes[name]; n != nil {
 			w.Nodes = append(w.Nodes, n)
@@ -193,27 +198,13 @@ func world(s *cluster.State, attempted map[string]bool) *upstream.World {
 			w.Nodes = append(w.Nodes, s.Nodes[k])
 		}
 	}
-	for _, k := range cluster.SortedKeys(s.StorageClasses) {
-		w.StorageClasses = append(w.StorageClasses, s.StorageClasses[k])
-	}
-	for _, k := range cluster.SortedKeys(s.PersistentVolumes) {
-		w.PersistentVolumes = append(w.PersistentVolumes, s.PersistentVolumes[k])
-	}
-	for _, k := range cluster.SortedKeys(s.PersistentVolumeClaims) {
-		w.PersistentVolumeClaims = append(w.PersistentVolumeClaims, s.PersistentVolumeClaims[k])
-	}
-	for _, k := range cluster.SortedKeys(s.CSINodes) {
-		w.CSINodes = append(w.CSINodes, s.CSINodes[k])
-	}
-	for _, k := range cluster.SortedKeys(s.Services) {
-		w.Services = append(w.Services, s.Services[k])
-	}
-	for _, k := range cluster.SortedKeys(s.ReplicaSets) {
-		w.ReplicaSets = append(w.ReplicaSets, s.ReplicaSets[k])
-	}
-	for _, k := range cluster.SortedKeys(s.StatefulSets) {
-		w.StatefulSets = append(w.StatefulSets, s.StatefulSets[k])
-	}
+	w.StorageClasses = inKeyOrder(s.StorageClasses)
+	w.PersistentVolumes = inKeyOrder(s.PersistentVolumes)
+	w.PersistentVolumeClaims = inKeyOrder(s.PersistentVolumeClaims)
+	w.CSINodes = inKeyOrder(s.CSINodes)
+	w.Services = inKeyOrder(s.Services)
+	w.ReplicaSets = inKeyOrder(s.ReplicaSets)
+	w.StatefulSets = inKeyOrder(s.StatefulSets)
 	// Bound pods that are terminating still hold their room until they are
 	// gone, in berth's cache as in upstream's; pending ones are never
 	// scheduled.

@@ -42,15 +42,23 @@ func YAML(sc *scenario.Scenario) ([]byte, error) {
 	objs = appendAll(objs, sc.StatefulSets)
 	objs = appendAll(objs, sc.Existing)
 	objs = appendAll(objs, sc.Pending)
+	if err := AppendDocs(&b, objs); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// AppendDocs writes objs to b as YAML documents, each after a "---" line.
+func AppendDocs(b *bytes.Buffer, objs []any) error {
 	for _, o := range objs {
 		data, err := yaml.Marshal(o)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.WriteString("---\n")
 		b.Write(data)
 	}
-	return b.Bytes(), nil
+	return nil
 }
 
 // Read parses a file written by YAML (or by hand in the same shape). Pods

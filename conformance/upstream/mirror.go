@@ -87,135 +87,33 @@ func (r *Runner) Mirror(w *World) error {
 	if r.mirror == nil {
 		return errors.New("upstream: Mirror before StartEmpty")
 	}
-	ctx, cs := r.ctx, r.client
-	live := map[string]bool{}
-	// arrived holds, per object written, a check that the scheduler's
-	// informers hold what was written.
-	var arrived []func() bool
-	sync := func(kind, ns, name, rv string, create, update func() error) error {
-		id := kind + "/" + ns + "/" + name
-		live[id] = true
-		last, sent := r.mirror.sent[id]
-		switch {
-		case !sent:
-			if err := create(); err != nil {
-				return fmt.Errorf("upstream: mirror create %s: %w", id, err)
-			}
-		case last != rv && update != nil:
-			if err := update(); err != nil {
-				return fmt.Errorf("upstream: mirror update %s: %w", id, err)
-			}
-		default:
-			r.mirror.sent[id] = rv
-			return nil
-		}
-		r.mirror.sent[id] = rv
-		arrived = append(arrived, r.informed(kind, ns, name))
-		return r.throttle(&arrived)
-	}
-	for _, o := range w.Namespaces {
-		if err := sync("namespace", "", o.Name, o.ResourceVersion, func() error {
-			_, err := cs.CoreV1().Namespaces().Create(ctx, strip(o), metav1.CreateOptions{})
-			return err
-		}, nil); err != nil {
-			return err
-		}
-	}
+	m := &mirrorRun{r: r, live: map[string]bool{}}
 	for _, o := range w.PriorityClasses {
 		r.priorityClasses[o.Name] = o
-		if err := sync("priorityclass", "", o.Name, o.ResourceVersion, func() error {
-			_, err := cs.SchedulingV1().PriorityClasses().Create(ctx, strip(o), metav1.CreateOptions{})
-			return err
-		}, nil); err != nil {
-			return err
-		}
 	}
 	for _, o := range w.Nodes {
-		if err := sync("node", "", o.Name, o.ResourceVersion, func() error {
+		if _, sent := r.mirror.sent[resourceID(nodesResource, o)]; !sent {
 			r.nodeNames = insertSorted(r.nodeNames, o.Name)
-			_, err := cs.CoreV1().Nodes().Create(ctx, strip(o), metav1.CreateOptions{})
-			return err
-		}, func() error {
-			_, err := cs.CoreV1().Nodes().Update(ctx, strip(o), metav1.UpdateOptions{})
-			return err
-		}); err != nil {
+		}
+	}
+	steps := []error{
+		mirrorAll(m, namespacesResource, w.Namespaces),
+		mirrorAll(m, priorityClassesResource, w.PriorityClasses),
+		mirrorAll(m, nodesResource, w.Nodes),
+		mirrorAll(m, storageClassesResource, w.StorageClasses),
+		mirrorAll(m, csiNodesResource, w.CSINodes),
+		mirrorAll(m, pvsResource, w.PersistentVolumes),
+		mirrorAll(m, pvcsResource, w.PersistentVolumeClaims),
+		mirrorAll(m, servicesResource, w.Services),
+		mirrorAll(m, replicaSetsResource, w.ReplicaSets),
+		mirrorAll(m, statefulSetsResource, w.StatefulSets),
+	}
+	for _, err := range steps {
+		if err != nil {
 			return err
 		}
 	}
-	for _, o := range w.StorageClasses {
-		if err := sync("storageclass", "", o.Name, o.ResourceVersion, func() error {
-			_, err := cs.StorageV1().StorageClasses().Create(ctx, strip(o), metav1.CreateOptions{})
-			return err
-		}, nil); err != nil {
-			return err
-		}
-	}
-	for _, o := range w.CSINodes {
-		if err := sync("csinode", "", o.Name, o.ResourceVersion, func() error {
-			_, err := cs.StorageV1().CSINodes().Create(ctx, strip(o), metav1.CreateOptions{})
-			return err
-		}, func() error {
-			_, err := cs.StorageV1().CSINodes().Update(ctx, strip(o), metav1.UpdateOptions{})
-			return err
-		}); err != nil {
-			return err
-		}
-	}
-	for _, o := range w.PersistentVolumes {
-		if err := sync("pv", "", o.Name, o.ResourceVersion, func() error {
-			_, err := cs.CoreV1().PersistentVolumes().Create(ctx, strip(o), metav1.CreateOptions{})
-			return err
-		}, func() error {
-			_, err := cs.CoreV1().PersistentVolumes().Update(ctx, strip(o), metav1.UpdateOptions{})
-			return err
-		}); err != nil {
-			return err
-		}
-	}
-	for _, o := range w.PersistentVolumeClaims {
-		if err := sync("pvc", o.Namespace, o.Name, o.ResourceVersion, func() error {
-			_, err := cs.CoreV1().PersistentVolumeClaims(o.Namespace).Create(ctx, strip(o), metav1.CreateOptions{})
-			return err
-		}, func() error {
-			_, err := cs.CoreV1().PersistentVolumeClaims(o.Namespace).Update(ctx, strip(o), metav1.UpdateOptions{})
-			return err
-		}); err != nil {
-			return err
-		}
-	}
-	for _, o := range w.Services {
-		if err := sync("service", o.Namespace, o.Name, o.ResourceVersion, func() error {
-			_, err := cs.CoreV1().Services(o.Namespace).Create(ctx, strip(o), metav1.CreateOptions{})
-			return err
-		}, func() error {
-			_, err := cs.CoreV1().Services(o.Namespace).Update(ctx, strip(o), metav1.UpdateOptions{})
-			return err
-		}); err != nil {
-			return err
-		}
-	}
-	for _, o := range w.ReplicaSets {
-		if err := sync("replicaset", o.Namespace, o.Name, o.ResourceVersion, func() error {
-			_, err := cs.AppsV1().ReplicaSets(o.Namespace).Create(ctx, strip(o), metav1.CreateOptions{})
-			return err
-		}, func() error {
-			_, err := cs.AppsV1().ReplicaSets(o.Namespace).Update(ctx, strip(o), metav1.UpdateOptions{})
-			return err
-		}); err != nil {
-			return err
-		}
-	}
-	for _, o := range w.StatefulSets {
-		if err := sync("statefulset", o.Namespace, o.Name, o.ResourceVersion, func() error {
-			_, err := cs.AppsV1().StatefulSets(o.Namespace).Create(ctx, strip(o), metav1.CreateOptions{})
-			return err
-		}, func() error {
-			_, err := cs.AppsV1().StatefulSets(o.Namespace).Update(ctx, strip(o), metav1.UpdateOptions{})
-			return err
-		}); err != nil {
-			return err
-		}
-	}
+	live := m.live
 	pending := 0
 	for _, o := range w.Pods {
 		key := o.Namespace + "/" + o.Name
@@ -224,8 +122,7 @@ func (r *Runner) Mirror(w *World) error {
 			return err
 		}
 		if wrote {
-			arrived = append(arrived, r.informed("pod", o.Namespace, o.Name))
-			if err := r.throttle(&arrived); err != nil {
+			if err := m.wrote(podsResource, o.Namespace, o.Name); err != nil {
 				return err
 			}
 		}
@@ -246,7 +143,7 @@ func (r *Runner) Mirror(w *World) error {
 	}
 	if len(r.mirror.nominate) > 0 {
 		if err := r.waitFor("held pods to reach the queue", func() bool {
-			for _, ok := range arrived {
+			for _, ok := range m.arrived {
 				if !ok() {
 					return false
 				}
@@ -264,7 +161,7 @@ func (r *Runner) Mirror(w *World) error {
 		r.mirror.nominate = nil
 	}
 	return r.waitFor("mirror to reach the scheduler", func() bool {
-		for _, ok := range arrived {
+		for _, ok := range m.arrived {
 			if !ok() {
 				return false
 			}
@@ -293,44 +190,95 @@ func (r *Runner) Mirror(w *World) error {
 	})
 }
 
+// Resources Mirror copies. watched are the ones the scheduler's informers
+// read, whose arrival Mirror waits for.
+var (
+	namespacesResource      = v1.SchemeGroupVersion.WithResource("namespaces")
+	nodesResource           = v1.SchemeGroupVersion.WithResource("nodes")
+	pvsResource             = v1.SchemeGroupVersion.WithResource("persistentvolumes")
+	pvcsResource            = v1.SchemeGroupVersion.WithResource("persistentvolumeclaims")
+	servicesResource        = v1.SchemeGroupVersion.WithResource("services")
+	storageClassesResource  = storagev1.SchemeGroupVersion.WithResource("storageclasses")
+	csiNodesResource        = storagev1.SchemeGroupVersion.WithResource("csinodes")
+	replicaSetsResource     = appsv1.SchemeGroupVersion.WithResource("replicasets")
+	statefulSetsResource    = appsv1.SchemeGroupVersion.WithResource("statefulsets")
+	priorityClassesResource = schedulingv1.SchemeGroupVersion.WithResource("priorityclasses")
+
+	watched = map[schema.GroupVersionResource]bool{namespacesResource: true, nodesResource: true, pvsResource: true,
+		pvcsResource: true, servicesResource: true, storageClassesResource: true, csiNodesResource: true,
+		replicaSetsResource: true, statefulSetsResource: true, podsResource: true}
+)
+
+// mirrorRun is one Mirror call's bookkeeping: the objects the other side
+// still has, and a check per write that the informers hold it.
+type mirrorRun struct {
+	r       *Runner
+	live    map[string]bool
+	arrived []func() bool
+}
+
+func resourceID(gvr schema.GroupVersionResource, o metav1.Object) string {
+	return gvr.Resource + "/" + o.GetNamespace() + "/" + o.GetName()
+}
+
+// mirrorAll creates or updates, straight in the fake API's tracker, every
+// object that is new or changed since the last Mirror.
+func mirrorAll[T interface {
+	metav1.Object
+	k8sruntime.Object
+}](m *mirrorRun, gvr schema.GroupVersionResource, objs []T) error {
+	tracker := m.r.client.Tracker()
+	for _, o := range objs {
+		id := resourceID(gvr, o)
+		m.live[id] = true
+		last, sent := m.r.mirror.sent[id]
+		var err error
+		switch {
+		case !sent:
+			err = tracker.Create(gvr, strip(o), o.GetNamespace())
+		case last != o.GetResourceVersion():
+			err = tracker.Update(gvr, strip(o), o.GetNamespace())
+		default:
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("upstream: mirror %s: %w", id, err)
+		}
+		m.r.mirror.sent[id] = o.GetResourceVersion()
+		if err := m.wrote(gvr, o.GetNamespace(), o.GetName()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wrote notes a write the scheduler must see before the next cycle.
+func (m *mirrorRun) wrote(gvr schema.GroupVersionResource, ns, name string) error {
+	if !watched[gvr] {
+		return nil
+	}
+	m.arrived = append(m.arrived, m.r.informed(gvr, ns, name))
+	return m.r.throttle(&m.arrived)
+}
+
 // informed returns a check that the informer's copy of an object equals
 // the API's (creations and updates reach listers asynchronously).
-func (r *Runner) informed(kind, ns, name string) func() bool {
-	var gvr schema.GroupVersionResource
-	var lister func() (k8sruntime.Object, error)
-	core, storage, apps := r.informers.Core().V1(), r.informers.Storage().V1(), r.informers.Apps().V1()
-	switch kind {
-	case "namespace":
-		gvr, lister = v1.SchemeGroupVersion.WithResource("namespaces"), func() (k8sruntime.Object, error) { return core.Namespaces().Lister().Get(name) }
-	case "node":
-		gvr, lister = v1.SchemeGroupVersion.WithResource("nodes"), func() (k8sruntime.Object, error) { return core.Nodes().Lister().Get(name) }
-	case "pv":
-		gvr, lister = v1.SchemeGroupVersion.WithResource("persistentvolumes"), func() (k8sruntime.Object, error) { return core.PersistentVolumes().Lister().Get(name) }
-	case "pvc":
-		gvr, lister = v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), func() (k8sruntime.Object, error) {
-			return core.PersistentVolumeClaims().Lister().PersistentVolumeClaims(ns).Get(name)
-		}
-	case "service":
-		gvr, lister = v1.SchemeGroupVersion.WithResource("services"), func() (k8sruntime.Object, error) { return core.Services().Lister().Services(ns).Get(name) }
-	case "storageclass":
-		gvr, lister = storagev1.SchemeGroupVersion.WithResource("storageclasses"), func() (k8sruntime.Object, error) { return storage.StorageClasses().Lister().Get(name) }
-	case "csinode":
-		gvr, lister = storagev1.SchemeGroupVersion.WithResource("csinodes"), func() (k8sruntime.Object, error) { return storage.CSINodes().Lister().Get(name) }
-	case "replicaset":
-		gvr, lister = appsv1.SchemeGroupVersion.WithResource("replicasets"), func() (k8sruntime.Object, error) { return apps.ReplicaSets().Lister().ReplicaSets(ns).Get(name) }
-	case "pod":
-		gvr, lister = podsResource, func() (k8sruntime.Object, error) { return core.Pods().Lister().Pods(ns).Get(name) }
-	case "statefulset":
-		gvr, lister = appsv1.SchemeGroupVersion.WithResource("statefulsets"), func() (k8sruntime.Object, error) { return apps.StatefulSets().Lister().StatefulSets(ns).Get(name) }
-	default:
-		return func() bool { return true }
+func (r *Runner) informed(gvr schema.GroupVersionResource, ns, name string) func() bool {
+	gi, err := r.informers.ForResource(gvr)
+	if err != nil {
+		return func() bool { return false }
 	}
 	return func() bool {
 		want, err := r.client.Tracker().Get(gvr, ns, name)
 		if err != nil {
 			return false
 		}
-		got, err := lister()
+		var got k8sruntime.Object
+		if ns == "" {
+			got, err = gi.Lister().Get(name)
+		} else {
+			got, err = gi.Lister().ByNamespace(ns).Get(name)
+		}
 		return err == nil && apiequality.Semantic.DeepEqual(got, want)
 	}
 }
@@ -354,7 +302,7 @@ func (r *Runner) throttle(arrived *[]func() bool) error {
 // mirrorPod brings one pod of the other side into upstream's API.
 func (r *Runner) mirrorPod(o *v1.Pod, key string, attempted bool, live map[string]bool) (bool, error) {
 	ctx, pods := r.ctx, r.client.CoreV1().Pods(o.Namespace)
-	id := "pod/" + key
+	id := "pods/" + key
 	if o.Spec.NodeName == "" && attempted {
 		// Retired after its failed attempt: only its nomination stays.
 		return r.hold(key, id, o, live)
@@ -461,7 +409,7 @@ func (r *Runner) release(key string) error {
 		return nil
 	}
 	delete(r.mirror.held, key)
-	delete(r.mirror.sent, "pod/"+key)
+	delete(r.mirror.sent, "pods/"+key)
 	for i, q := range r.mirror.nominate {
 		if q == p {
 			r.mirror.nominate = append(r.mirror.nominate[:i:i], r.mirror.nominate[i+1:]...)
@@ -479,31 +427,20 @@ func (r *Runner) release(key string) error {
 // deleted it already, as a preemption victim).
 func (r *Runner) mirrorDelete(id string) error {
 	parts := splitID(id)
-	kind, ns, name := parts[0], parts[1], parts[2]
-	ctx, cs := r.ctx, r.client
+	resource, ns, name := parts[0], parts[1], parts[2]
 	var err error
-	switch kind {
-	case "pod":
+	if resource == podsResource.Resource {
 		if r.mirror.held[ns+"/"+name] != nil {
 			return r.release(ns + "/" + name)
 		}
-		err = cs.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{})
-	case "node":
-		err = cs.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
-	case "pv":
-		err = cs.CoreV1().PersistentVolumes().Delete(ctx, name, metav1.DeleteOptions{})
-	case "pvc":
-		err = cs.CoreV1().PersistentVolumeClaims(ns).Delete(ctx, name, metav1.DeleteOptions{})
-	case "service":
-		err = cs.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{})
-	case "replicaset":
-		err = cs.AppsV1().ReplicaSets(ns).Delete(ctx, name, metav1.DeleteOptions{})
-	case "statefulset":
-		err = cs.AppsV1().StatefulSets(ns).Delete(ctx, name, metav1.DeleteOptions{})
-	case "csinode":
-		err = cs.StorageV1().CSINodes().Delete(ctx, name, metav1.DeleteOptions{})
-	default:
-		return nil
+		// Through the client: its reactor keeps the count of bound pods.
+		err = r.client.CoreV1().Pods(ns).Delete(r.ctx, name, metav1.DeleteOptions{})
+	} else {
+		for gvr := range watched {
+			if gvr.Resource == resource {
+				err = r.client.Tracker().Delete(gvr, ns, name)
+			}
+		}
 	}
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("upstream: mirror delete %s: %w", id, err)
