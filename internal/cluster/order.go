@@ -36,18 +36,28 @@ func (s *State) CreateRevision(uid types.UID) int64 { return s.CreateRevisions[u
 // revision, ties (revision 0) by key.
 func CreationOrder[T metav1.Object](s *State, objects map[string]T) []string {
 	keys := make([]string, 0, len(objects))
-	revs := make(map[string]int64, len(objects))
-	for k, obj := range objects {
+	for k := range objects {
 		keys = append(keys, k)
-		revs[k] = s.CreateRevisions[obj.GetUID()]
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if ri, rj := revs[keys[i]], revs[keys[j]]; ri != rj {
-			return ri < rj
-		}
-		return keys[i] < keys[j]
-	})
+	sort.Slice(keys, func(i, j int) bool { return createdBefore(s, objects[keys[i]], objects[keys[j]], keys[i], keys[j]) })
 	return keys
+}
+
+// createdBefore compares create revisions, then the keys given.
+func createdBefore(s *State, a, b metav1.Object, keyA, keyB string) bool {
+	if ra, rb := s.CreateRevisions[a.GetUID()], s.CreateRevisions[b.GetUID()]; ra != rb {
+		return ra < rb
+	}
+	return keyA < keyB
+}
+
+// SortByCreation orders objects by create revision, ties (revision 0) by
+// namespace/name.
+func SortByCreation[T metav1.Object](s *State, objs []T) {
+	sort.Slice(objs, func(i, j int) bool {
+		a, b := objs[i], objs[j]
+		return createdBefore(s, a, b, Key(a.GetNamespace(), a.GetName()), Key(b.GetNamespace(), b.GetName()))
+	})
 }
 
 // pruneCreateRevisions forgets the revisions of objects that no longer

@@ -250,13 +250,7 @@ func (sc *Scheduler) arrivals(s *cluster.State) []string {
 		}
 	}
 	sort.Strings(keys)
-	sort.Slice(fresh, func(i, j int) bool {
-		ri, rj := s.CreateRevision(fresh[i].UID), s.CreateRevision(fresh[j].UID)
-		if ri != rj {
-			return ri < rj
-		}
-		return cluster.Key(fresh[i].Namespace, fresh[i].Name) < cluster.Key(fresh[j].Namespace, fresh[j].Name)
-	})
+	cluster.SortByCreation(s, fresh)
 	for _, p := range fresh {
 		ts := p.CreationTimestamp.Time
 		if ts.IsZero() {
