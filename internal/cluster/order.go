@@ -27,11 +27,6 @@ func (s *State) NoteCreated(uid types.UID) {
 	s.CreateRevisions[uid] = s.ResourceVersion
 }
 
-// CreateRevision is the object's create revision; 0 for objects stored
-// without one (states written before revisions were kept, test fixtures),
-// which therefore come first, in key order.
-func (s *State) CreateRevision(uid types.UID) int64 { return s.CreateRevisions[uid] }
-
 // CreationOrder returns the keys of an object map ordered by create
 // revision, ties (revision 0) by key.
 func CreationOrder[T metav1.Object](s *State, objects map[string]T) []string {
