@@ -179,10 +179,6 @@ func AllocateIP(s *cluster.State, cidr string) (string, error) {
 	return AllocateIPFrom(s, cidr, UsedIPs(s))
 }
 
-// maxRandomProbes bounds random draws before falling back to a scan, so a
-// nearly full subnet still allocates in bounded time.
-const maxRandomProbes = 32
-
 // AllocateIPFrom draws an address of cidr not in used, skipping the four
 // addresses AWS reserves at the start of a subnet and the broadcast address,
 // and marks it used. Equal state and used set give equal results.
@@ -196,21 +192,13 @@ func AllocateIPFrom(s *cluster.State, cidr string, used map[string]bool) (string
 	if size <= awsReservedLow+1 {
 		return "", fmt.Errorf("subnet %s has no assignable addresses", cidr)
 	}
-	usable := int(size - awsReservedLow - 1)
-	base := ipToUint(p.Addr()) + awsReservedLow
-	at := func(i int) string { return uintToIP(base + uint32(i)).String() }
-	i := s.Rand.Intn(usable)
-	for probe := 0; probe < maxRandomProbes && used[at(i)]; probe++ {
-		i = s.Rand.Intn(usable)
+	first := AddrAdd(p.Addr(), awsReservedLow)
+	ip, ok := DrawAddress(&s.Rand, first, size-awsReservedLow-1, uint64(len(used)), func(a netip.Addr) bool { return used[a.String()] })
+	if !ok {
+		return "", fmt.Errorf("subnet %s has no free addresses", cidr)
 	}
-	for n := 0; n < usable; n++ {
-		ip := at((i + n) % usable)
-		if !used[ip] {
-			used[ip] = true
-			return ip, nil
-		}
-	}
-	return "", fmt.Errorf("subnet %s has no free addresses", cidr)
+	used[ip.String()] = true
+	return ip.String(), nil
 }
 
 func ipToUint(a netip.Addr) uint32 {

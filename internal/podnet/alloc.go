@@ -1,15 +1,14 @@
 package podnet
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 	"net/netip"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/berth-sim/berth/internal/aws"
 	"github.com/berth-sim/berth/internal/cluster"
 )
 
@@ -25,9 +24,6 @@ const (
 	// as kind's kindnet configures it (its entry has no name of its own).
 	hostLocalExhausted = `plugin type="ptp" failed (add): failed to allocate for range 0: no IP addresses available in range set: %s-%s`
 )
-
-// maxRandomProbes bounds random draws before a scan, as aws.AllocateIPFrom does.
-const maxRandomProbes = 32
 
 // Allocator hands out pod addresses during one kubelet sync. It collects
 // what is in use lazily and once, so a sync that starts no pod costs nothing
@@ -133,7 +129,7 @@ func (a *Allocator) countIn(p Pool, first netip.Addr, n uint64) uint64 {
 	}
 	var c uint64
 	if n > 0 {
-		last := add(first, n-1)
+		last := aws.AddrAdd(first, n-1)
 		lo := sort.Search(len(a.sorted), func(i int) bool { return !a.sorted[i].Less(first) })
 		hi := sort.Search(len(a.sorted), func(i int) bool { return last.Less(a.sorted[i]) })
 		if hi > lo {
@@ -144,32 +140,10 @@ func (a *Allocator) countIn(p Pool, first netip.Addr, n uint64) uint64 {
 	return c
 }
 
-// draw picks a free address of the n starting at first the way
-// aws.AllocateIPFrom does (same random draws, so EKS clusters keep their
-// addresses): random probes, then a scan from the last probe. The scan stops
-// after len(used)+1 addresses, among which one must be free.
+// draw picks a free address of the n starting at first, as node addresses
+// are drawn (so EKS clusters keep their addresses).
 func (a *Allocator) draw(first netip.Addr, n uint64) (netip.Addr, bool) {
-	if n == 0 {
-		return netip.Addr{}, false
-	}
-	next := func() uint64 {
-		if n <= 1 {
-			return 0
-		}
-		return a.s.Rand.Uint64() % n
-	}
-	i := next()
-	for probe := 0; probe < maxRandomProbes && a.used[add(first, i)]; probe++ {
-		i = next()
-	}
-	limit := min(n, uint64(len(a.used))+1)
-	for k := uint64(0); k < limit; k++ {
-		ip := add(first, (i+k)%n)
-		if !a.used[ip] {
-			return ip, true
-		}
-	}
-	return netip.Addr{}, false
+	return aws.DrawAddress(&a.s.Rand, first, n, uint64(len(a.used)), func(ip netip.Addr) bool { return a.used[ip] })
 }
 
 func (a *Allocator) take(ip netip.Addr, node *corev1.Node) {
@@ -195,28 +169,11 @@ func (p Pool) exhausted() error {
 	if p.EC2 {
 		return errors.New(awsCNIExhausted)
 	}
-	start := add(p.Prefix.Addr(), 1)
+	start := aws.AddrAdd(p.Prefix.Addr(), 1)
 	first, n := p.usable()
 	end := start
 	if n > 0 {
-		end = add(first, n-1)
+		end = aws.AddrAdd(first, n-1)
 	}
 	return fmt.Errorf(hostLocalExhausted, start, end)
-}
-
-// add returns the address off places after a (within one prefix: no overflow
-// past the address family).
-func add(a netip.Addr, off uint64) netip.Addr {
-	if a.Is4() {
-		b := a.As4()
-		binary.BigEndian.PutUint32(b[:], binary.BigEndian.Uint32(b[:])+uint32(off))
-		return netip.AddrFrom4(b)
-	}
-	b := a.As16()
-	hi, lo := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
-	lo, carry := bits.Add64(lo, off, 0)
-	hi += carry
-	binary.BigEndian.PutUint64(b[:8], hi)
-	binary.BigEndian.PutUint64(b[8:], lo)
-	return netip.AddrFrom16(b)
 }

@@ -162,5 +162,5 @@ func (p Pool) usable() (first netip.Addr, n uint64) {
 		return p.Prefix.Addr(), 0
 	}
 	n = size - low - high
-	return add(p.Prefix.Addr(), low), n
+	return aws.AddrAdd(p.Prefix.Addr(), low), n
 }
