@@ -111,9 +111,11 @@ func stamp(s *cluster.State, obj metav1.Object) metav1.Object {
 	return obj
 }
 
-// Schedule creates pod and runs one scheduling attempt for it. A pod that
-// fails is removed again, so that it is never retried behind later pods
-// (the harness compares one attempt per pod).
+// Schedule asks berth's scheduler, through its side-effect-free seam
+// (scheduler.Simulation), what one attempt for pod decides, and carries the
+// decision out on the cluster as the real cycle would: a bound pod stays, a
+// failed one is not kept (the harness compares one attempt per pod, so it
+// must not be retried behind later pods), preemption victims are deleted.
 func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error) {
 	s := r.state
 	if s == nil {
@@ -126,32 +128,33 @@ func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error)
 	if _, dup := s.Pods[key]; dup {
 		return scenario.PodResult{}, fmt.Errorf("berthrun: pod %s already exists", key)
 	}
-	s.Pods[key] = p
-	s.NoteChange()
-	if _, err := r.sched.Sync(s); err != nil {
+	sim, err := r.sched.Simulate(s)
+	if err != nil {
 		return scenario.PodResult{}, err
 	}
-	// Nothing else runs between attempts: drop the queue's timers and the
-	// event log so that long runs do not accumulate them.
-	s.Timers, s.Events = nil, nil
-	diag := r.sched.LastDiagnosis(key)
-	if diag == nil {
-		return scenario.PodResult{}, fmt.Errorf("berthrun: pod %s was not attempted", key)
+	diag := sim.Schedule(p)
+	sim.Advance(s)
+	if r.SkipScores && diag.SelectedNode != "" {
+		diag.NodeToStatus.Statuses, diag.Feasible, diag.Scores, diag.Totals = nil, nil, nil, nil
 	}
-	res := r.result(key, diag)
+	res := Result(s, sim.ScoreWeights(), key, diag)
 	r.victims = append(r.victims[:0], diag.Victims...)
-	if p.Spec.NodeName == "" {
-		// As upstream's harness: the preemptor is dropped after its one
-		// attempt, while the victims stay deleted.
-		delete(s.Pods, key)
-		delete(s.Scheduler.Queue, key)
+	for _, v := range diag.Victims {
+		// As upstream's harness: the victims stay deleted while the
+		// preemptor is dropped after its one attempt.
+		deletePodTmp(s, v)
+		r.sched.Resync(s)
+	}
+	if diag.SelectedNode == "" {
 		return res, nil
 	}
-	if align != "" && align != res.Node && contains(res.TopNodes, align) {
-		p.Spec.NodeName = align
-		p.ResourceVersion = s.Bump()
-		res.Node = align
+	node := diag.SelectedNode
+	if align != "" && align != node && contains(res.TopNodes, align) {
+		node, res.Node = align, align
 	}
+	s.Pods[key] = p
+	bindPodTmp(s, p, node)
+	r.sched.Resync(s)
 	return res, nil
 }
 
@@ -181,7 +184,6 @@ func (r *Runner) FollowPreemption(victims []string) error {
 		if _, ok := s.Pods[key]; ok {
 			return fmt.Errorf("berthrun: follow preemption: victim %s still exists", key)
 		}
-		v.Status.Conditions = nil
 		s.Pods[key] = v
 	}
 	r.victims = nil
@@ -273,4 +275,16 @@ func verdict(st *framework.Status, narrowing string) scenario.NodeVerdict {
 		plugin = narrowing
 	}
 	return scenario.NodeVerdict{Plugin: plugin, Reasons: append([]string(nil), st.Reasons()...), Code: st.Code().String()}
+}
+
+func deletePodTmp(s *cluster.State, p *v1.Pod) {
+	delete(s.Pods, cluster.Key(p.Namespace, p.Name))
+	s.Bump()
+	s.NoteChange()
+}
+
+func bindPodTmp(s *cluster.State, p *v1.Pod, node string) {
+	p.Spec.NodeName = node
+	p.ResourceVersion = s.Bump()
+	s.NoteChange()
 }

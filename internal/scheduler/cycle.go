@@ -244,7 +244,7 @@ func (sc *Scheduler) staticCache(pod *v1.Pod) *staticVerdicts {
 	c, ok := sc.static[sig]
 	if !ok {
 		c = newStaticVerdicts(len(sc.handle.snap.nodes))
-		if classBlind(pod) && !noNodeClasses {
+		if classBlind(pod) && !sc.perNodeStatic {
 			classOf, n := sc.handle.snap.nodeClasses()
 			c.classOf, c.classDone, c.byClass = classOf, make([]bool, n), make([]*framework.Status, n)
 		}

@@ -14,9 +14,6 @@ import (
 // name and hostname label form a class; for a pod template that reads
 // neither, one verdict per class stands for every node in it.
 
-// noNodeClasses turns the class cache off (tests compare against it).
-var noNodeClasses bool
-
 // nodeClassKey is what static filters can see of n, hostname excluded.
 func nodeClassKey(n *v1.Node) string {
 	if n == nil {

@@ -150,10 +150,9 @@ func diagnosisText(sc *Scheduler, s *cluster.State) string {
 // evaluation gives.
 func TestNodeClassesMatchPerNodeVerdicts(t *testing.T) {
 	run := func(off bool) string {
-		noNodeClasses = off
-		defer func() { noNodeClasses = false }()
 		s := classScenario()
 		sc := New()
+		sc.perNodeStatic = off
 		sc.RecordScores = true
 		sc.PercentageOfNodesToScore = 100
 		if _, err := sc.Sync(s); err != nil {

@@ -51,6 +51,9 @@ type Scheduler struct {
 	observer    Observer
 	// order is the cache's order of pods per node (podorder.go).
 	order podOrder
+	// perNodeStatic keeps static verdicts per node rather than per node
+	// class (nodeclass.go); tests compare the two.
+	perNodeStatic bool
 	// afterPreempt, when set (tests), checks the incremental bookkeeping
 	// after each preemption.
 	afterPreempt func(s *cluster.State)

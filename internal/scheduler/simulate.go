@@ -1,0 +1,229 @@
+package scheduler
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+)
+
+// A Simulation answers "what would the scheduler do if…" without changing
+// the cluster: Karpenter, cluster-autoscaler, Fargate and `berth why` ask
+// their questions here instead of reaching into the cycle
+// (docs/scheduler.md#asking-without-writing).
+//
+// It runs on a private scheduler (its own plugins, caches and snapshot)
+// and a shallow copy of the state whose shared maps it never writes: the
+// copies it changes (nodes and pods it is told to assume, the search start,
+// the random source) are its own. The cluster and the Scheduler it was
+// forked from are left exactly as they were.
+type Simulation struct {
+	sc *Scheduler
+	// state is the copy the private scheduler reads; nodes and pods maps
+	// are copied on the first write (ownNodes, ownPods).
+	state              *cluster.State
+	ownNodes, ownPods  bool
+	hypothetical       map[string]bool
+	needsSnapshotBuild bool
+}
+
+// HypotheticalNode is a node that does not exist yet (a template made from
+// an instance type, a node group or a NodePool), with the pods that would be
+// bound to it before any pending pod is considered (its DaemonSet pods).
+type HypotheticalNode struct {
+	Node *v1.Node
+	Pods []*v1.Pod
+}
+
+// Simulate starts a simulation on s as the scheduler would see it at its
+// next cycle, with the hypothetical nodes added (they join the node tree
+// last, as nodes the cache learns about now would). Neither s nor sc is
+// changed, now or by anything the simulation is asked later.
+func (sc *Scheduler) Simulate(s *cluster.State, nodes ...HypotheticalNode) (*Simulation, error) {
+	cp := *s
+	cp.Scheduler.NodeOrder = append([]string(nil), s.Scheduler.NodeOrder...)
+	cp.Scheduler.Queue = nil
+	cp.Events, cp.Timers = nil, nil
+	fork := NewWithProfile(sc.schedulerName, sc.plugins)
+	fork.PercentageOfNodesToScore = sc.PercentageOfNodesToScore
+	fork.RecordScores = true
+	if sc.order.seen != nil {
+		fork.order = sc.order.clone()
+	}
+	if err := fork.ensureFramework(&cp); err != nil {
+		return nil, err
+	}
+	sim := &Simulation{sc: fork, state: &cp, hypothetical: map[string]bool{}, needsSnapshotBuild: true}
+	for _, h := range nodes {
+		if err := sim.AddNode(h); err != nil {
+			return nil, err
+		}
+	}
+	sim.snapshot()
+	return sim, nil
+}
+
+// AddNode adds a hypothetical node with its pods. The snapshot is rebuilt
+// at the next question, so a node added later sits in the node tree where
+// the cache would put it.
+func (sim *Simulation) AddNode(h HypotheticalNode) error {
+	if h.Node == nil || h.Node.Name == "" {
+		return fmt.Errorf("simulate: a hypothetical node needs a name")
+	}
+	s := sim.state
+	if _, ok := s.Nodes[h.Node.Name]; ok {
+		return fmt.Errorf("simulate: node %q already exists", h.Node.Name)
+	}
+	sim.ownNodeMap()
+	s.Nodes[h.Node.Name] = h.Node
+	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, h.Node.Name)
+	sim.hypothetical[h.Node.Name] = true
+	sim.needsSnapshotBuild = true
+	for _, p := range h.Pods {
+		if err := sim.place(p, h.Node.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Hypothetical tells whether the named node was added by AddNode.
+func (sim *Simulation) Hypothetical(node string) bool { return sim.hypothetical[node] }
+
+// Assume counts pod as bound to node for every later question, as the
+// scheduler's cache assumes a pod it has just placed (bin packing onto new
+// nodes asks pod after pod).
+func (sim *Simulation) Assume(pod *v1.Pod, node string) error {
+	if _, ok := sim.state.Nodes[node]; !ok {
+		return fmt.Errorf("simulate: no node %q", node)
+	}
+	return sim.place(pod, node)
+}
+
+// place stores a copy of pod bound to node in the simulation's own pods.
+func (sim *Simulation) place(pod *v1.Pod, node string) error {
+	s := sim.state
+	key := cluster.Key(pod.Namespace, pod.Name)
+	if cur, ok := s.Pods[key]; ok && cur.Spec.NodeName != "" {
+		return fmt.Errorf("simulate: pod %s is already bound to %q", key, cur.Spec.NodeName)
+	}
+	p := pod.DeepCopy()
+	p.Spec.NodeName = node
+	p.ResourceVersion = s.Bump()
+	sim.ownPodMap()
+	s.Pods[key] = p
+	if sim.needsSnapshotBuild {
+		return nil
+	}
+	// The snapshot stays incremental, as after a binding in a real Sync.
+	pi := sim.sc.podInfo(key, p)
+	sim.sc.handle.snap.AddPod(pi, node)
+	sim.sc.order.add(key, p)
+	return nil
+}
+
+func (sim *Simulation) ownNodeMap() {
+	if sim.ownNodes {
+		return
+	}
+	m := make(map[string]*v1.Node, len(sim.state.Nodes)+1)
+	for k, v := range sim.state.Nodes {
+		m[k] = v
+	}
+	sim.state.Nodes, sim.ownNodes = m, true
+}
+
+func (sim *Simulation) ownPodMap() {
+	if sim.ownPods {
+		return
+	}
+	m := make(map[string]*v1.Pod, len(sim.state.Pods)+1)
+	for k, v := range sim.state.Pods {
+		m[k] = v
+	}
+	sim.state.Pods, sim.ownPods = m, true
+}
+
+// snapshot builds the private scheduler's snapshot when nodes changed.
+func (sim *Simulation) snapshot() {
+	if sim.needsSnapshotBuild {
+		sim.sc.buildSnapshot(sim.state)
+		sim.needsSnapshotBuild = false
+	}
+}
+
+// podInfo derives pod's data for one question; the pod itself is not
+// stored, so asking about it leaves no trace.
+func (sim *Simulation) podInfo(pod *v1.Pod) *framework.PodInfo {
+	sim.snapshot()
+	return framework.NewPodInfo(pod, sim.sc.features.PodLevelResources)
+}
+
+// Schedule runs one scheduling cycle for pod, as the real scheduler's next
+// attempt would: the same snapshot, nominated pods, search start, scoring
+// and tie-break draw, and PostFilter's preemption decision (Diagnosis
+// NominatedNode and Victims) without carrying it out. The binding cycle
+// (Reserve, PreBind) is not run. Each call advances the simulation's own
+// search start and random source, as consecutive attempts would.
+func (sim *Simulation) Schedule(pod *v1.Pod) *Diagnosis {
+	pi := sim.podInfo(pod)
+	res := sim.sc.scheduleOne(sim.state, pi)
+	if r := res.preemption; r != nil && r.NominatedNodeName != "" {
+		res.diag.NominatedNode, res.diag.Victims = r.NominatedNodeName, r.Victims
+	}
+	return res.diag
+}
+
+// Filter runs PreFilter and then Filter on one node, as the cycle would for
+// that node (with the pods nominated to it): nil means the pod fits.
+func (sim *Simulation) Filter(pod *v1.Pod, node string) *framework.Status {
+	pi := sim.podInfo(pod)
+	ni := sim.sc.handle.snap.byName[node]
+	if ni == nil {
+		return framework.AsStatus(fmt.Errorf("simulate: no node %q", node))
+	}
+	state := framework.NewCycleState()
+	pre, st, narrowing := sim.sc.fw.runPreFilterPlugins(state, pi, sim.sc.handle.snap.nodes)
+	if !st.IsSuccess() {
+		return st
+	}
+	if !pre.AllNodes() {
+		if _, ok := pre.NodeNames[node]; !ok {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+				fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", narrowing))
+		}
+	}
+	return sim.sc.filterWithNominated(state, pi, ni, nil, nil, -1)
+}
+
+// Nodes lists the simulation's nodes in node-tree order.
+func (sim *Simulation) Nodes() []string {
+	sim.snapshot()
+	out := make([]string, len(sim.sc.handle.snap.nodes))
+	for i, ni := range sim.sc.handle.snap.nodes {
+		out[i] = ni.Name()
+	}
+	return out
+}
+
+// ScoreWeights returns each Score plugin's weight by name.
+func (sim *Simulation) ScoreWeights() map[string]int64 { return sim.sc.ScoreWeights() }
+
+// Advance carries the simulation's search start and random draws over to
+// s, for a caller that carries out a simulated decision itself (the
+// conformance harness): the next cycle then starts where the simulated one
+// left off, as it would after the real attempt. It is the one method that
+// writes to a cluster, and only to the scheduler's own bookkeeping.
+func (sim *Simulation) Advance(s *cluster.State) {
+	s.Scheduler.NextStartNodeIndex = sim.state.Scheduler.NextStartNodeIndex
+	s.Rand = sim.state.Rand
+}
+
+// Resync brings the scheduler's cache (each node's pod order and host
+// ports) up to writes others made to s, as its informers would have; Sync
+// does this itself. A caller that binds or deletes pods without Sync calls
+// it after each write, so that later simulations see the cache upstream's
+// would hold.
+func (sc *Scheduler) Resync(s *cluster.State) { sc.order.sync(s) }
