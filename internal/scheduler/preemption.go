@@ -11,7 +11,6 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/defaultpreemption"
 )
@@ -249,7 +248,7 @@ func (sc *Scheduler) preempt(s *cluster.State, p pendingPod, r *framework.PostFi
 			continue
 		}
 		setDisruptionTarget(s, cur, preemptionMessage(sc.schedulerName))
-		controllerutil.DeletePod(s, cur)
+		s.DeletePod(cur)
 		// The cache sees the condition's update, then the deletion: the pod
 		// moves to the end and leaves, so the node's last pod takes its slot.
 		sc.order.remove(cluster.Key(cur.Namespace, cur.Name))
