@@ -21,7 +21,6 @@ import (
 
 	"github.com/berth-sim/berth/conformance/scenario"
 	"github.com/berth-sim/berth/internal/admission"
-	"github.com/berth-sim/berth/internal/scheduler/plugins/interpodaffinity"
 )
 
 // Vocabulary shared by nodes and pods, small on purpose so that selectors,
@@ -219,5 +218,5 @@ func (g *gen) admit(pod *v1.Pod, class priorityClass) {
 		pod.Spec.ServiceAccountName = "default"
 	}
 	admission.AddDefaultTolerations(pod)
-	interpodaffinity.ApplyMatchLabelKeys(pod)
+	admission.ApplyMatchLabelKeys(pod)
 }

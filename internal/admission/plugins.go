@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/scheduler/plugins/interpodaffinity"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,7 +53,7 @@ func admitPod(s *cluster.State, pod *corev1.Pod) error {
 		return err
 	}
 	AddDefaultTolerations(pod)
-	interpodaffinity.ApplyMatchLabelKeys(pod)
+	ApplyMatchLabelKeys(pod)
 	for _, m := range PodMutators {
 		if err := m(s, pod); err != nil {
 			return err

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	"github.com/berth-sim/berth/internal/eksctl"
 	"github.com/berth-sim/berth/internal/view"
 )
@@ -166,7 +165,7 @@ func deleteObject(s *cluster.State, kind, namespace, name string) {
 	switch kind {
 	case "Pod":
 		if p, ok := s.Pods[key]; ok {
-			controllerutil.DeletePod(s, p)
+			s.DeletePod(p)
 		}
 	case "Node":
 		if _, ok := s.Nodes[key]; ok {
@@ -179,7 +178,7 @@ func deleteObject(s *cluster.State, kind, namespace, name string) {
 			}
 			s.Scheduler.NodeOrder = order
 			for _, p := range s.PodsOnNode(name) {
-				controllerutil.DeletePod(s, p)
+				s.DeletePod(p)
 			}
 		}
 	case "Namespace":

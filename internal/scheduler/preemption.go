@@ -11,7 +11,6 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/defaultpreemption"
 )
@@ -225,6 +224,15 @@ func (sc *Scheduler) settleNomination(pod *v1.Pod, node string) {
 	}
 }
 
+// nominate is a status update that sets (or, with "", clears) the pod's
+// nominated node; it is always a write, even when the value is unchanged.
+func nominate(node string) func(*v1.PodStatus) bool {
+	return func(st *v1.PodStatus) bool {
+		st.NominatedNodeName = node
+		return true
+	}
+}
+
 // preemptionMessage is the DisruptionTarget condition's message on a victim.
 func preemptionMessage(schedulerName string) string {
 	return fmt.Sprintf("%s: preempting to accommodate a higher priority %s", schedulerName, "pod")
@@ -249,7 +257,7 @@ func (sc *Scheduler) preempt(s *cluster.State, p pendingPod, r *framework.PostFi
 			continue
 		}
 		setDisruptionTarget(s, cur, preemptionMessage(sc.schedulerName))
-		controllerutil.DeletePod(s, cur)
+		s.DeletePod(cur)
 		// The cache sees the condition's update, then the deletion: the pod
 		// moves to the end and leaves, so the node's last pod takes its slot.
 		sc.order.remove(cluster.Key(cur.Namespace, cur.Name))
@@ -260,8 +268,7 @@ func (sc *Scheduler) preempt(s *cluster.State, p pendingPod, r *framework.PostFi
 	for _, n := range sc.nominatedOn(node) {
 		np := n.pi
 		if n.priority < prio && np.Pod.UID != preemptor.UID {
-			np.Pod.Status.NominatedNodeName = ""
-			np.Pod.ResourceVersion = s.Bump()
+			s.UpdatePodStatus(np.Pod, nominate(""))
 			sc.removeNominated(node, n.key)
 		}
 	}
@@ -269,8 +276,7 @@ func (sc *Scheduler) preempt(s *cluster.State, p pendingPod, r *framework.PostFi
 		if old := preemptor.Status.NominatedNodeName; old != "" {
 			sc.removeNominated(old, p.key)
 		}
-		preemptor.Status.NominatedNodeName = node
-		preemptor.ResourceVersion = s.Bump()
+		s.UpdatePodStatus(preemptor, nominate(node))
 		if preemptor.Spec.NodeName == "" && preemptor.DeletionTimestamp == nil && !cluster.IsTerminal(preemptor) && sc.responsibleFor(preemptor) {
 			sc.addNominated(node, newNominatedPod(p.key, sc.podInfo(p.key, preemptor)))
 		}

@@ -378,14 +378,13 @@ func (sc *Scheduler) eventSource() cluster.EventSource {
 // bind assigns the pod to node as the binding subresource would.
 func (sc *Scheduler) bind(s *cluster.State, p pendingPod, pi *framework.PodInfo, node string) {
 	pod := p.pod
-	pod.Spec.NodeName = node
-	setPodScheduledCondition(s, pod, v1.ConditionTrue, "", "")
-	pod.ResourceVersion = s.Bump()
+	// One write: the condition rides along with the binding's version.
+	setPodScheduledCondition(s.Now, &pod.Status, v1.ConditionTrue, "", "")
+	s.BindPod(pod, node)
 	sc.podInfos[p.key] = cachedPodInfo{pod: pod, rv: pod.ResourceVersion, pi: pi}
 	sc.handle.snap.AddPod(pi, node)
 	sc.order.add(p.key, pod)
 	delete(s.Scheduler.Queue, p.key)
-	s.NoteChange()
 	s.Record(sc.eventSource(), cluster.Regarding("Pod", "v1", pod), v1.EventTypeNormal, "Scheduled",
 		fmt.Sprintf("Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, node))
 }
@@ -404,8 +403,9 @@ func (sc *Scheduler) recordFailure(s *cluster.State, p pendingPod, res cycleResu
 		note = note[:noteLengthLimit-len(" ...")] + " ..."
 	}
 	s.Record(sc.eventSource(), cluster.Regarding("Pod", "v1", pod), v1.EventTypeWarning, "FailedScheduling", note)
-	if setPodScheduledCondition(s, pod, v1.ConditionFalse, reason, msg) {
-		pod.ResourceVersion = s.Bump()
+	if s.UpdatePodStatus(pod, func(st *v1.PodStatus) bool {
+		return setPodScheduledCondition(s.Now, st, v1.ConditionFalse, reason, msg)
+	}) {
 		sc.podInfos[p.key] = cachedPodInfo{pod: pod, rv: pod.ResourceVersion, pi: sc.podInfos[p.key].pi}
 	}
 	q := p.q
@@ -432,10 +432,10 @@ func backoffFor(attempts int) time.Duration {
 
 // setPodScheduledCondition sets the PodScheduled condition, keeping the
 // transition time when the status does not change; it reports a change.
-func setPodScheduledCondition(s *cluster.State, pod *v1.Pod, status v1.ConditionStatus, reason, message string) bool {
-	now := metav1.NewTime(s.Now)
-	for i := range pod.Status.Conditions {
-		c := &pod.Status.Conditions[i]
+func setPodScheduledCondition(at time.Time, st *v1.PodStatus, status v1.ConditionStatus, reason, message string) bool {
+	now := metav1.NewTime(at)
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
 		if c.Type != v1.PodScheduled {
 			continue
 		}
@@ -448,7 +448,7 @@ func setPodScheduledCondition(s *cluster.State, pod *v1.Pod, status v1.Condition
 		c.Status, c.Reason, c.Message = status, reason, message
 		return true
 	}
-	pod.Status.Conditions = append(pod.Status.Conditions, v1.PodCondition{
+	st.Conditions = append(st.Conditions, v1.PodCondition{
 		Type: v1.PodScheduled, Status: status, Reason: reason, Message: message, LastTransitionTime: now,
 	})
 	return true

@@ -9,7 +9,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 )
 
 // describePodTemplate is kubectl's DescribePodTemplate (nested under a workload).
@@ -134,7 +134,7 @@ func deploymentReplicaSets(s *cluster.State, d *appsv1.Deployment) (old []*appsv
 		return byAge[i].CreationTimestamp.Before(&byAge[j].CreationTimestamp)
 	})
 	for _, rs := range byAge {
-		if templatesEqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+		if controllerutil.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
 			newRS = rs
 			break
 		}
@@ -145,13 +145,6 @@ func deploymentReplicaSets(s *cluster.State, d *appsv1.Deployment) (old []*appsv
 		}
 	}
 	return old, newRS
-}
-
-func templatesEqualIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
-	a, b = a.DeepCopy(), b.DeepCopy()
-	delete(a.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	delete(b.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	return apiequality.Semantic.DeepEqual(a, b)
 }
 
 func describeReplicaSetObj(s *cluster.State, obj runtime.Object) string {

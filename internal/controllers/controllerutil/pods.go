@@ -1,6 +1,6 @@
 // Package controllerutil holds what several workload controllers share, after
 // pkg/controller/controller_utils.go and pkg/api/v1/pod: pod readiness and
-// availability, owner references, deletion, and the scale-down ranking.
+// availability, owner references and the scale-down ranking.
 package controllerutil
 
 import (
@@ -87,19 +87,6 @@ func NewControllerRef(owner metav1.Object, apiVersion, kind string) metav1.Owner
 		Controller:         &t,
 		BlockOwnerDeletion: &t,
 	}
-}
-
-// DeletePod removes a pod at once. berth models termination as immediate:
-// no graceful period, no Terminating phase. Removing a pod frees room on its
-// node, so the scheduler is woken.
-func DeletePod(s *cluster.State, pod *corev1.Pod) {
-	key := cluster.Key(pod.Namespace, pod.Name)
-	if _, ok := s.Pods[key]; !ok {
-		return
-	}
-	delete(s.Pods, key)
-	s.Bump()
-	s.NoteChange()
 }
 
 // RankedPods orders pods for scale-down as ActivePodsWithRanks does: the

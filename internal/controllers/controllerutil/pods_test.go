@@ -46,15 +46,3 @@ func TestAddTimerOnce(t *testing.T) {
 		t.Fatalf("want 2 distinct timers, got %d", len(s.Timers))
 	}
 }
-
-func TestDeletePod(t *testing.T) {
-	s := cluster.New("", 1)
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}}
-	s.Pods["ns/p"] = p
-	gen := s.SchedulingGeneration
-	DeletePod(s, p)
-	if _, ok := s.Pods["ns/p"]; ok || s.SchedulingGeneration == gen {
-		t.Fatal("pod not deleted or scheduler not woken")
-	}
-	DeletePod(s, p) // deleting twice is harmless
-}

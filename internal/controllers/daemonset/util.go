@@ -15,7 +15,6 @@ import (
 
 	"github.com/berth-sim/berth/internal/admission"
 	"github.com/berth-sim/berth/internal/controllers/controllerutil"
-	"github.com/berth-sim/berth/internal/controllers/deployment"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 )
 
@@ -141,7 +140,7 @@ func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun,
 // and the pods' controller-revision-hash label. berth keeps no
 // ControllerRevision objects; the hash alone identifies a revision.
 func Hash(ds *appsv1.DaemonSet) string {
-	return deployment.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	return controllerutil.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 }
 
 // templateGeneration is the DaemonSet's deprecated template generation, kept

@@ -74,28 +74,6 @@ func TestNewRSNewReplicas(t *testing.T) {
 	}
 }
 
-func TestComputeHash(t *testing.T) {
-	a := &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "ui"}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ui", Image: "ui:1"}}}}
-	b := a.DeepCopy()
-	if ComputeHash(a, nil) != ComputeHash(b, nil) {
-		t.Fatal("equal templates hash differently")
-	}
-	b.Spec.NodeSelector = map[string]string{"kubernetes.io/arch": "arm64"}
-	if ComputeHash(a, nil) == ComputeHash(b, nil) {
-		t.Fatal("different templates hash the same")
-	}
-	one := int32(1)
-	if ComputeHash(a, nil) == ComputeHash(a, &one) {
-		t.Fatal("collision count does not change the hash")
-	}
-	for _, r := range ComputeHash(a, nil) {
-		if !strings.ContainsRune("bcdfghjklmnpqrstvwxz2456789", r) {
-			t.Fatalf("hash %q has %q outside the SafeEncodeString alphabet", ComputeHash(a, nil), r)
-		}
-	}
-}
-
 func controllers() []sim.Controller {
 	return []sim.Controller{New(), replicaset.New(), controllertest.Binder{}, kubelet.New()}
 }

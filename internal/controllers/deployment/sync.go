@@ -93,7 +93,7 @@ func claimReplicaSets(s *cluster.State, d *appsv1.Deployment, selector labels.Se
 // deployment's, ignoring the hash label.
 func findNewReplicaSet(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
 	for _, rs := range rsList {
-		if EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+		if controllerutil.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
 			return rs
 		}
 	}
@@ -145,12 +145,12 @@ func getNewReplicaSet(s *cluster.State, d *appsv1.Deployment, existing *appsv1.R
 		return nil, nil
 	}
 	for {
-		hash := ComputeHash(&d.Spec.Template, d.Status.CollisionCount)
+		hash := controllerutil.ComputeHash(&d.Spec.Template, d.Status.CollisionCount)
 		name := replicaSetName(d.Name, hash)
 		if other, ok := s.ReplicaSets[cluster.Key(d.Namespace, name)]; ok {
 			// A hash collision: reuse the ReplicaSet if it is ours and has our
 			// template, otherwise bump the collision count and hash again.
-			if controllerutil.IsControlledBy(other, string(d.UID)) && EqualIgnoreHash(&other.Spec.Template, &d.Spec.Template) {
+			if controllerutil.IsControlledBy(other, string(d.UID)) && controllerutil.EqualIgnoreHash(&other.Spec.Template, &d.Spec.Template) {
 				return other, nil
 			}
 			n := int32(0)

@@ -1,20 +1,15 @@
 package deployment
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"strconv"
 	"time"
 
-	"github.com/davecgh/go-spew/spew"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/rand"
 )
 
 // Annotations and labels the controller writes (deployment/util).
@@ -37,29 +32,6 @@ const (
 	MinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	MinimumReplicasUnavailable = "MinimumReplicasUnavailable"
 )
-
-// ComputeHash is upstream's controller.ComputeHash: fnv32a over a deep spew
-// print of the template (plus the collision count), the decimal of the sum
-// encoded with the generateName alphabet.
-func ComputeHash(template *corev1.PodTemplateSpec, collisionCount *int32) string {
-	hasher := fnv.New32a()
-	printer := spew.ConfigState{Indent: " ", SortKeys: true, DisableMethods: true, SpewKeys: true}
-	printer.Fprintf(hasher, "%#v", *template)
-	if collisionCount != nil {
-		b := make([]byte, 8)
-		binary.LittleEndian.PutUint32(b, uint32(*collisionCount))
-		hasher.Write(b)
-	}
-	return rand.SafeEncodeString(fmt.Sprint(hasher.Sum32()))
-}
-
-// EqualIgnoreHash compares two templates ignoring the pod-template-hash label.
-func EqualIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
-	a, b = a.DeepCopy(), b.DeepCopy()
-	delete(a.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	delete(b.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	return apiequality.Semantic.DeepEqual(a, b)
-}
 
 // ResolveFenceposts turns maxSurge and maxUnavailable into numbers: surge
 // rounds up, unavailable rounds down, and both zero means one unavailable.

@@ -60,7 +60,7 @@ func Evict(s *cluster.State, pod *corev1.Pod) error {
 		LastTransitionTime: metav1.NewTime(s.Now),
 		Reason:             EvictionReason, Message: EvictionMessage,
 	})
-	controllerutil.DeletePod(s, pod)
+	s.DeletePod(pod)
 	return nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 )
 
 // Name is the controller's name.
@@ -41,7 +40,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 					continue
 				}
 				if pod, ok := obj.(*corev1.Pod); ok {
-					controllerutil.DeletePod(s, pod)
+					s.DeletePod(pod)
 				} else {
 					k.Remove(s, cluster.Key(m.GetNamespace(), m.GetName()))
 					s.Bump()

@@ -274,7 +274,7 @@ func collectClaims(s *cluster.State) bool {
 }
 
 func deletePod(s *cluster.State, set *appsv1.StatefulSet, pod *corev1.Pod) {
-	controllerutil.DeletePod(s, pod)
+	s.DeletePod(pod)
 	s.Record(source, regarding(set), corev1.EventTypeNormal, SuccessfulDeleteReason,
 		fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, set.Name))
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/berth-sim/berth/internal/aws"
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/sim"
 )
 
 // Name is the controller's name, also the source of its events.
@@ -33,7 +32,7 @@ type Controller struct {
 }
 
 // New returns the controller with the modelled provisioning delay.
-func New() sim.Controller { return &Controller{Delay: ProvisioningDelay} }
+func New() *Controller { return &Controller{Delay: ProvisioningDelay} }
 
 // Name implements sim.Controller.
 func (c *Controller) Name() string { return "persistentvolume-binder" }

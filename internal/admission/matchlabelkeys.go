@@ -1,4 +1,4 @@
-package interpodaffinity
+package admission
 
 import (
 	v1 "k8s.io/api/core/v1"

@@ -1,4 +1,4 @@
-package interpodaffinity
+package admission
 
 import (
 	"reflect"
