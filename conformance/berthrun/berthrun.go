@@ -142,7 +142,7 @@ func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error)
 	for _, v := range diag.Victims {
 		// As upstream's harness: the victims stay deleted while the
 		// preemptor is dropped after its one attempt.
-		deletePodTmp(s, v)
+		s.DeletePod(v)
 		r.sched.Resync(s)
 	}
 	if diag.SelectedNode == "" {
@@ -153,7 +153,7 @@ func (r *Runner) Schedule(pod *v1.Pod, align string) (scenario.PodResult, error)
 		node, res.Node = align, align
 	}
 	s.Pods[key] = p
-	bindPodTmp(s, p, node)
+	s.BindPod(p, node)
 	r.sched.Resync(s)
 	return res, nil
 }
@@ -168,8 +168,8 @@ func (r *Runner) Rebind(podKey, node string) error {
 	if _, ok := r.state.Nodes[node]; !ok {
 		return fmt.Errorf("berthrun: rebind: no node %q", node)
 	}
-	p.Spec.NodeName = node
-	p.ResourceVersion = r.state.Bump()
+	r.state.BindPod(p, node)
+	r.sched.Resync(r.state)
 	return nil
 }
 
@@ -187,13 +187,15 @@ func (r *Runner) FollowPreemption(victims []string) error {
 		s.Pods[key] = v
 	}
 	r.victims = nil
+	r.sched.Resync(s)
 	for _, key := range victims {
-		if _, ok := s.Pods[key]; !ok {
+		p, ok := s.Pods[key]
+		if !ok {
 			return fmt.Errorf("berthrun: follow preemption: no pod %s", key)
 		}
-		delete(s.Pods, key)
+		s.DeletePod(p)
+		r.sched.Resync(s)
 	}
-	s.Bump()
 	return nil
 }
 
@@ -275,16 +277,4 @@ func verdict(st *framework.Status, narrowing string) scenario.NodeVerdict {
 		plugin = narrowing
 	}
 	return scenario.NodeVerdict{Plugin: plugin, Reasons: append([]string(nil), st.Reasons()...), Code: st.Code().String()}
-}
-
-func deletePodTmp(s *cluster.State, p *v1.Pod) {
-	delete(s.Pods, cluster.Key(p.Namespace, p.Name))
-	s.Bump()
-	s.NoteChange()
-}
-
-func bindPodTmp(s *cluster.State, p *v1.Pod, node string) {
-	p.Spec.NodeName = node
-	p.ResourceVersion = s.Bump()
-	s.NoteChange()
 }
