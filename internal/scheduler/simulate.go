@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -125,25 +126,15 @@ func (sim *Simulation) place(pod *v1.Pod, node string) error {
 }
 
 func (sim *Simulation) ownNodeMap() {
-	if sim.ownNodes {
-		return
+	if !sim.ownNodes {
+		sim.state.Nodes, sim.ownNodes = maps.Clone(sim.state.Nodes), true
 	}
-	m := make(map[string]*v1.Node, len(sim.state.Nodes)+1)
-	for k, v := range sim.state.Nodes {
-		m[k] = v
-	}
-	sim.state.Nodes, sim.ownNodes = m, true
 }
 
 func (sim *Simulation) ownPodMap() {
-	if sim.ownPods {
-		return
+	if !sim.ownPods {
+		sim.state.Pods, sim.ownPods = maps.Clone(sim.state.Pods), true
 	}
-	m := make(map[string]*v1.Pod, len(sim.state.Pods)+1)
-	for k, v := range sim.state.Pods {
-		m[k] = v
-	}
-	sim.state.Pods, sim.ownPods = m, true
 }
 
 // snapshot builds the private scheduler's snapshot when nodes changed.
