@@ -161,9 +161,13 @@ func gvk(group, version, kind string) schema.GroupVersionKind {
 // all is the category `kubectl get all` expands.
 var all = []string{"all"}
 
-// Kinds lists every stored kind. Its order is the order the garbage
-// collector and namespace deletion walk kinds in, so new kinds go at the end;
-// discovery order (for categories) is computed, see KindList.InCategory.
+// Kinds lists every stored kind. Adding a kind is one entry here (names,
+// scope, and for a CRD its printer columns) plus its typed map in State:
+// apply, delete, get and describe then know it, printing it as kubectl
+// prints a custom resource unless the view package has a built-in printer
+// for it. The order is the order the garbage collector and namespace
+// deletion walk kinds in, so new kinds go at the end; discovery order (for
+// categories such as "all") is computed, see KindList.InCategory.
 var Kinds = KindList{
 	NewKind(Kind{GVK: gvk("", "v1", "Namespace"), Resource: "namespaces", ShortNames: []string{"ns"}, Modelled: true},
 		func(s *State) *map[string]*corev1.Namespace { return &s.Namespaces }),

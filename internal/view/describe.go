@@ -65,9 +65,9 @@ func (e *NoResourcesFound) Error() string {
 	return fmt.Sprintf("No resources found in %s namespace.", e.Namespace)
 }
 
-// Describe prints kubectl describe output for kind (pod, node, deployment,
-// replicaset, namespace, service, pv, pvc, storageclass and their aliases)
-// by names or by label selector. Objects are separated by two blank lines as kubectl does. A
+// Describe prints kubectl describe output for kind (any served resource
+// name or alias; kinds without a describer of their own get kubectl's
+// generic one) by names or by label selector. Objects are separated by two blank lines as kubectl does. A
 // missing name yields kubectl's NotFound text as the error (after the found
 // objects are printed); an empty selection yields *NoResourcesFound.
 func Describe(w io.Writer, s *cluster.State, kind, namespace string, names []string, selector string) error {
