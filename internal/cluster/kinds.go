@@ -163,9 +163,9 @@ var all = []string{"all"}
 
 // Kinds lists every stored kind. Adding a kind is one entry here (names,
 // scope, and for a CRD its printer columns) plus its typed map in State:
-// apply, delete, get and describe then know it, printing it as kubectl
-// prints a custom resource unless the view package has a built-in printer
-// for it. The order is the order the garbage collector and namespace
+// name resolution, delete, get and describe then know it (apply too when
+// Modelled), and it prints as kubectl prints a custom resource unless the
+// view package has a built-in printer for it. The order is the order the garbage collector and namespace
 // deletion walk kinds in, so new kinds go at the end; discovery order (for
 // categories such as "all") is computed, see KindList.InCategory.
 var Kinds = KindList{
