@@ -1,6 +1,10 @@
 package cluster
 
 import (
+	"reflect"
+	"sort"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,31 +15,55 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"reflect"
 )
 
 // Kind describes one kind of object the state stores: how the API names it
-// and where it lives in State. Every layer that handles objects generically
-// (apply, delete, admission, views) goes through this one table, so a new
-// kind is one entry here plus its typed map.
+// (the discovery data kubectl resolves names with), and where it lives in
+// State. Every layer that handles objects generically (apply, delete,
+// admission, get, describe) goes through this one table, so a new kind is
+// one entry in Kinds plus its typed map.
 type Kind struct {
 	GVK schema.GroupVersionKind
 	// Resource is the plural resource name ("pods", "deployments").
-	Resource   string
+	Resource string
+	// Singular is the singular resource name; empty means the lower-cased
+	// kind, as the API server defaults it.
+	Singular string
+	// ShortNames are discovery's short names ("po", "deploy").
+	ShortNames []string
+	// Categories are the groups of resources one name expands to ("all"
+	// for `kubectl get all`).
+	Categories []string
 	Namespaced bool
 	// Modelled kinds are accepted by apply; the others are stored by berth's
 	// own controllers only, until their behaviour is modelled.
 	Modelled bool
+	// PrinterColumns are a CRD's additionalPrinterColumns: what `get`
+	// prints for a kind that has no built-in printer. Empty means the API
+	// server's default, an Age column.
+	PrinterColumns []PrinterColumn
 
 	get    func(s *State, key string) (runtime.Object, bool)
 	put    func(s *State, key string, obj runtime.Object)
 	remove func(s *State, key string)
-	keys   func(s *State) []string
+	list   func(s *State) []runtime.Object
 	match  func(obj runtime.Object) bool
 	ensure func(s *State)
 	newObj func() runtime.Object
 	// eachUID visits the uid of every stored object, in no particular order.
 	eachUID func(s *State, visit func(types.UID))
+}
+
+// PrinterColumn is one of a CustomResourceDefinition's
+// additionalPrinterColumns. Type is an OpenAPI type ("string", "integer",
+// "number", "boolean", "date"); Priority 0 columns show by default, higher
+// ones with -o wide.
+type PrinterColumn struct {
+	Name        string
+	Type        string
+	JSONPath    string
+	Priority    int32
+	Description string
 }
 
 // GroupResource is "deployments.apps", or "pods" for the core group, as API
@@ -45,6 +73,24 @@ func (k *Kind) GroupResource() string {
 		return k.Resource
 	}
 	return k.Resource + "." + k.GVK.Group
+}
+
+// SingularName is the singular resource name ("deployment").
+func (k *Kind) SingularName() string {
+	if k.Singular != "" {
+		return k.Singular
+	}
+	return strings.ToLower(k.GVK.Kind)
+}
+
+// InCategory reports whether the kind belongs to category c.
+func (k *Kind) InCategory(c string) bool {
+	for _, x := range k.Categories {
+		if x == c {
+			return true
+		}
+	}
+	return false
 }
 
 // New returns an empty object of this kind.
@@ -60,85 +106,105 @@ func (k *Kind) Put(s *State, key string, obj runtime.Object) { k.put(s, key, obj
 func (k *Kind) Remove(s *State, key string) { k.remove(s, key) }
 
 // List returns every stored object of this kind in key order.
-func (k *Kind) List(s *State) []runtime.Object {
-	var out []runtime.Object
-	for _, key := range k.keys(s) {
-		obj, _ := k.get(s, key)
-		out = append(out, obj)
+func (k *Kind) List(s *State) []runtime.Object { return k.list(s) }
+
+// NewKind completes a kind description with the accessors of its typed map
+// in State (field returns a pointer to that map).
+func NewKind[T runtime.Object](k Kind, field func(*State) *map[string]T) *Kind {
+	k.newObj = func() runtime.Object {
+		var zero T
+		return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(runtime.Object)
 	}
-	return out
+	k.get = func(s *State, key string) (runtime.Object, bool) {
+		v, ok := (*field(s))[key]
+		if !ok {
+			return nil, false
+		}
+		return v, true
+	}
+	k.put = func(s *State, key string, obj runtime.Object) {
+		m := field(s)
+		if *m == nil {
+			*m = map[string]T{}
+		}
+		(*m)[key] = obj.(T)
+	}
+	k.remove = func(s *State, key string) { delete(*field(s), key) }
+	k.list = func(s *State) []runtime.Object {
+		m := *field(s)
+		var out []runtime.Object
+		for _, key := range SortedKeys(m) {
+			out = append(out, m[key])
+		}
+		return out
+	}
+	k.match = func(obj runtime.Object) bool { _, ok := obj.(T); return ok }
+	k.ensure = func(s *State) {
+		if m := field(s); *m == nil {
+			*m = map[string]T{}
+		}
+	}
+	k.eachUID = func(s *State, visit func(types.UID)) {
+		for _, obj := range *field(s) {
+			if m, ok := any(obj).(metav1.Object); ok {
+				visit(m.GetUID())
+			}
+		}
+	}
+	return &k
 }
 
-// modelled and stored mark whether apply accepts a kind.
-const (
-	modelled = true
-	stored   = false
-)
-
-func kind[T runtime.Object](group, version, name, resource string, namespaced, applies bool, field func(*State) *map[string]T) *Kind {
-	return &Kind{
-		GVK:        schema.GroupVersionKind{Group: group, Version: version, Kind: name},
-		Resource:   resource,
-		Namespaced: namespaced,
-		Modelled:   applies,
-		newObj: func() runtime.Object {
-			var zero T
-			return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(runtime.Object)
-		},
-		get: func(s *State, key string) (runtime.Object, bool) {
-			v, ok := (*field(s))[key]
-			if !ok {
-				return nil, false
-			}
-			return v, true
-		},
-		put: func(s *State, key string, obj runtime.Object) {
-			m := field(s)
-			if *m == nil {
-				*m = map[string]T{}
-			}
-			(*m)[key] = obj.(T)
-		},
-		remove: func(s *State, key string) { delete(*field(s), key) },
-		keys: func(s *State) []string {
-			return SortedKeys(*field(s))
-		},
-		match: func(obj runtime.Object) bool { _, ok := obj.(T); return ok },
-		ensure: func(s *State) {
-			if m := field(s); *m == nil {
-				*m = map[string]T{}
-			}
-		},
-		eachUID: func(s *State, visit func(types.UID)) {
-			for _, obj := range *field(s) {
-				if m, ok := any(obj).(metav1.Object); ok {
-					visit(m.GetUID())
-				}
-			}
-		},
-	}
+func gvk(group, version, kind string) schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: group, Version: version, Kind: kind}
 }
 
-// Kinds lists every stored kind.
-var Kinds = []*Kind{
-	kind("", "v1", "Namespace", "namespaces", false, modelled, func(s *State) *map[string]*corev1.Namespace { return &s.Namespaces }),
-	kind("", "v1", "Node", "nodes", false, modelled, func(s *State) *map[string]*corev1.Node { return &s.Nodes }),
-	kind("", "v1", "Pod", "pods", true, modelled, func(s *State) *map[string]*corev1.Pod { return &s.Pods }),
-	kind("", "v1", "Service", "services", true, modelled, func(s *State) *map[string]*corev1.Service { return &s.Services }),
-	kind("", "v1", "ServiceAccount", "serviceaccounts", true, modelled, func(s *State) *map[string]*corev1.ServiceAccount { return &s.ServiceAccounts }),
-	kind("", "v1", "ConfigMap", "configmaps", true, modelled, func(s *State) *map[string]*corev1.ConfigMap { return &s.ConfigMaps }),
-	kind("", "v1", "Secret", "secrets", true, modelled, func(s *State) *map[string]*corev1.Secret { return &s.Secrets }),
-	kind("", "v1", "PersistentVolume", "persistentvolumes", false, modelled, func(s *State) *map[string]*corev1.PersistentVolume { return &s.PersistentVolumes }),
-	kind("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", true, modelled, func(s *State) *map[string]*corev1.PersistentVolumeClaim { return &s.PersistentVolumeClaims }),
-	kind("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", false, modelled, func(s *State) *map[string]*schedulingv1.PriorityClass { return &s.PriorityClasses }),
-	kind("apps", "v1", "Deployment", "deployments", true, modelled, func(s *State) *map[string]*appsv1.Deployment { return &s.Deployments }),
-	kind("apps", "v1", "ReplicaSet", "replicasets", true, modelled, func(s *State) *map[string]*appsv1.ReplicaSet { return &s.ReplicaSets }),
-	kind("apps", "v1", "StatefulSet", "statefulsets", true, modelled, func(s *State) *map[string]*appsv1.StatefulSet { return &s.StatefulSets }),
-	kind("apps", "v1", "DaemonSet", "daemonsets", true, modelled, func(s *State) *map[string]*appsv1.DaemonSet { return &s.DaemonSets }),
-	kind("batch", "v1", "Job", "jobs", true, modelled, func(s *State) *map[string]*batchv1.Job { return &s.Jobs }),
-	kind("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", true, modelled, func(s *State) *map[string]*policyv1.PodDisruptionBudget { return &s.PodDisruptionBudgets }),
-	kind("storage.k8s.io", "v1", "StorageClass", "storageclasses", false, modelled, func(s *State) *map[string]*storagev1.StorageClass { return &s.StorageClasses }),
-	kind("storage.k8s.io", "v1", "CSINode", "csinodes", false, modelled, func(s *State) *map[string]*storagev1.CSINode { return &s.CSINodes }),
+// all is the category `kubectl get all` expands.
+var all = []string{"all"}
+
+// Kinds lists every stored kind. Adding a kind is one entry here (names,
+// scope, and for a CRD its printer columns) plus its typed map in State:
+// name resolution, delete, get and describe then know it (apply too when
+// Modelled), and it prints as kubectl prints a custom resource unless the
+// view package has a built-in printer for it. The order is the order the garbage collector and namespace
+// deletion walk kinds in, so new kinds go at the end; discovery order (for
+// categories such as "all") is computed, see KindList.InCategory.
+var Kinds = KindList{
+	NewKind(Kind{GVK: gvk("", "v1", "Namespace"), Resource: "namespaces", ShortNames: []string{"ns"}, Modelled: true},
+		func(s *State) *map[string]*corev1.Namespace { return &s.Namespaces }),
+	NewKind(Kind{GVK: gvk("", "v1", "Node"), Resource: "nodes", ShortNames: []string{"no"}, Modelled: true},
+		func(s *State) *map[string]*corev1.Node { return &s.Nodes }),
+	NewKind(Kind{GVK: gvk("", "v1", "Pod"), Resource: "pods", ShortNames: []string{"po"}, Categories: all, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*corev1.Pod { return &s.Pods }),
+	NewKind(Kind{GVK: gvk("", "v1", "Service"), Resource: "services", ShortNames: []string{"svc"}, Categories: all, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*corev1.Service { return &s.Services }),
+	NewKind(Kind{GVK: gvk("", "v1", "ServiceAccount"), Resource: "serviceaccounts", ShortNames: []string{"sa"}, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*corev1.ServiceAccount { return &s.ServiceAccounts }),
+	NewKind(Kind{GVK: gvk("", "v1", "ConfigMap"), Resource: "configmaps", ShortNames: []string{"cm"}, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*corev1.ConfigMap { return &s.ConfigMaps }),
+	NewKind(Kind{GVK: gvk("", "v1", "Secret"), Resource: "secrets", Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*corev1.Secret { return &s.Secrets }),
+	NewKind(Kind{GVK: gvk("", "v1", "PersistentVolume"), Resource: "persistentvolumes", ShortNames: []string{"pv"}, Modelled: true},
+		func(s *State) *map[string]*corev1.PersistentVolume { return &s.PersistentVolumes }),
+	NewKind(Kind{GVK: gvk("", "v1", "PersistentVolumeClaim"), Resource: "persistentvolumeclaims", ShortNames: []string{"pvc"}, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*corev1.PersistentVolumeClaim { return &s.PersistentVolumeClaims }),
+	NewKind(Kind{GVK: gvk("scheduling.k8s.io", "v1", "PriorityClass"), Resource: "priorityclasses", ShortNames: []string{"pc"}, Modelled: true},
+		func(s *State) *map[string]*schedulingv1.PriorityClass { return &s.PriorityClasses }),
+	NewKind(Kind{GVK: gvk("apps", "v1", "Deployment"), Resource: "deployments", ShortNames: []string{"deploy"}, Categories: all, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*appsv1.Deployment { return &s.Deployments }),
+	NewKind(Kind{GVK: gvk("apps", "v1", "ReplicaSet"), Resource: "replicasets", ShortNames: []string{"rs"}, Categories: all, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*appsv1.ReplicaSet { return &s.ReplicaSets }),
+	NewKind(Kind{GVK: gvk("apps", "v1", "StatefulSet"), Resource: "statefulsets", ShortNames: []string{"sts"}, Categories: all, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*appsv1.StatefulSet { return &s.StatefulSets }),
+	NewKind(Kind{GVK: gvk("apps", "v1", "DaemonSet"), Resource: "daemonsets", ShortNames: []string{"ds"}, Categories: all, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*appsv1.DaemonSet { return &s.DaemonSets }),
+	NewKind(Kind{GVK: gvk("batch", "v1", "Job"), Resource: "jobs", Categories: all, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*batchv1.Job { return &s.Jobs }),
+	NewKind(Kind{GVK: gvk("policy", "v1", "PodDisruptionBudget"), Resource: "poddisruptionbudgets", ShortNames: []string{"pdb"}, Namespaced: true, Modelled: true},
+		func(s *State) *map[string]*policyv1.PodDisruptionBudget { return &s.PodDisruptionBudgets }),
+	NewKind(Kind{GVK: gvk("storage.k8s.io", "v1", "StorageClass"), Resource: "storageclasses", ShortNames: []string{"sc"}, Modelled: true},
+		func(s *State) *map[string]*storagev1.StorageClass { return &s.StorageClasses }),
+	NewKind(Kind{GVK: gvk("storage.k8s.io", "v1", "CSINode"), Resource: "csinodes", Modelled: true},
+		func(s *State) *map[string]*storagev1.CSINode { return &s.CSINodes }),
 }
 
 // KindOf returns the Kind of a stored object type, or nil.
@@ -159,4 +225,59 @@ func KindFor(gk schema.GroupKind) *Kind {
 		}
 	}
 	return nil
+}
+
+// EventKind is the kind of recorded events. Events are a log (State.Events)
+// rather than a keyed map, and nothing owns or collects them, so they are
+// served (get, describe, delete) but kept out of Kinds, which the garbage
+// collector and namespace deletion walk.
+var EventKind = &Kind{
+	GVK: gvk("", "v1", "Event"), Resource: "events", ShortNames: []string{"ev"}, Namespaced: true,
+	get: func(s *State, key string) (runtime.Object, bool) {
+		for _, e := range s.Events {
+			if Key(e.Namespace, e.Name) == key {
+				return e, true
+			}
+		}
+		return nil, false
+	},
+	put: func(s *State, key string, obj runtime.Object) {
+		for i, e := range s.Events {
+			if Key(e.Namespace, e.Name) == key {
+				s.Events[i] = obj.(*corev1.Event)
+				return
+			}
+		}
+		s.Events = append(s.Events, obj.(*corev1.Event))
+	},
+	remove: func(s *State, key string) {
+		kept := s.Events[:0]
+		for _, e := range s.Events {
+			if Key(e.Namespace, e.Name) != key {
+				kept = append(kept, e)
+			}
+		}
+		s.Events = kept
+	},
+	// list orders by namespace then name as the API server lists; the sort
+	// is stable so the log order breaks ties.
+	list: func(s *State) []runtime.Object {
+		events := append([]*corev1.Event(nil), s.Events...)
+		sort.SliceStable(events, func(i, j int) bool {
+			return Key(events[i].Namespace, events[i].Name) < Key(events[j].Namespace, events[j].Name)
+		})
+		out := make([]runtime.Object, len(events))
+		for i, e := range events {
+			out[i] = e
+		}
+		return out
+	},
+	match:  func(obj runtime.Object) bool { _, ok := obj.(*corev1.Event); return ok },
+	ensure: func(*State) {},
+	newObj: func() runtime.Object { return &corev1.Event{} },
+	eachUID: func(s *State, visit func(types.UID)) {
+		for _, e := range s.Events {
+			visit(e.UID)
+		}
+	},
 }

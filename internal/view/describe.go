@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -66,28 +65,25 @@ func (e *NoResourcesFound) Error() string {
 	return fmt.Sprintf("No resources found in %s namespace.", e.Namespace)
 }
 
-// Describe prints kubectl describe output for kind (pod, node, deployment,
-// replicaset, namespace, service, pv, pvc, storageclass and their aliases)
-// by names or by label selector. Objects are separated by two blank lines as kubectl does. A
+// Describe prints kubectl describe output for kind (any served resource
+// name or alias; kinds without a describer of their own get kubectl's
+// generic one) by names or by label selector. Objects are separated by two blank lines as kubectl does. A
 // missing name yields kubectl's NotFound text as the error (after the found
 // objects are printed); an empty selection yields *NoResourcesFound.
 func Describe(w io.Writer, s *cluster.State, kind, namespace string, names []string, selector string) error {
 	if namespace == "" {
 		namespace = "default"
 	}
-	r, err := resolveType(kind)
+	r, err := resolveKind(kind)
 	if err != nil {
 		return err
 	}
-	describe, ok := describers[r]
-	if !ok {
-		return fmt.Errorf("error: no description has been implemented for %s", r.gvk.String())
-	}
+	describe := printerFor(r).describe
 	var objs []runtime.Object
 	var errs []string
 	if len(names) > 0 {
 		for _, name := range names {
-			obj, found := r.lookup(s, namespace, name)
+			obj, found := lookup(s, r, namespace, name)
 			if !found {
 				errs = append(errs, notFound(r, name).Error())
 				continue
@@ -100,10 +96,10 @@ func Describe(w io.Writer, s *cluster.State, kind, namespace string, names []str
 			return fmt.Errorf("error: %v", err)
 		}
 		listNS := namespace
-		if !r.namespaced {
+		if !r.Namespaced {
 			listNS = ""
 		}
-		for _, obj := range r.list(s, listNS) {
+		for _, obj := range listKind(s, r, listNS) {
 			if m, err := metaAccessor(obj); err == nil && sel.Matches(labels.Set(m.GetLabels())) {
 				objs = append(objs, obj)
 			}
@@ -119,36 +115,12 @@ func Describe(w io.Writer, s *cluster.State, kind, namespace string, names []str
 		return fmt.Errorf("%s", strings.Join(errs, "\n"))
 	}
 	if len(objs) == 0 {
-		if !r.namespaced {
+		if !r.Namespaced {
 			return &NoResourcesFound{}
 		}
 		return &NoResourcesFound{Namespace: namespace}
 	}
 	return nil
-}
-
-type describeFunc func(s *cluster.State, obj runtime.Object) string
-
-var describers map[*resourceType]describeFunc
-
-func init() {
-	describers = map[*resourceType]describeFunc{
-		podType:        func(s *cluster.State, o runtime.Object) string { return describePod(s, o.(*corev1.Pod)) },
-		nodeType:       func(s *cluster.State, o runtime.Object) string { return describeNode(s, o.(*corev1.Node)) },
-		deploymentType: describeDeploymentObj,
-		replicaSetType: describeReplicaSetObj,
-		namespaceType:  func(s *cluster.State, o runtime.Object) string { return describeNamespace(o.(*corev1.Namespace)) },
-		serviceType:    func(s *cluster.State, o runtime.Object) string { return describeService(s, o.(*corev1.Service)) },
-		persistentVolumeType: func(s *cluster.State, o runtime.Object) string {
-			return describePersistentVolume(s, o.(*corev1.PersistentVolume))
-		},
-		persistentVolumeClaimType: func(s *cluster.State, o runtime.Object) string {
-			return describePersistentVolumeClaim(s, o.(*corev1.PersistentVolumeClaim))
-		},
-		storageClassType: func(s *cluster.State, o runtime.Object) string {
-			return describeStorageClass(s, o.(*storagev1.StorageClass))
-		},
-	}
 }
 
 // printLabelsMultiline prints "Title:\tk=v" lines, keys sorted, "<none>" when empty.

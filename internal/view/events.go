@@ -32,7 +32,7 @@ func Events(w io.Writer, s *cluster.State, namespace string, allNamespaces bool)
 		namespace = "default"
 	}
 	var events []*corev1.Event
-	for _, obj := range listEvents(s, namespaceFilter(namespace, allNamespaces)) {
+	for _, obj := range listKind(s, cluster.EventKind, namespaceFilter(namespace, allNamespaces)) {
 		events = append(events, obj.(*corev1.Event))
 	}
 	if len(events) == 0 {

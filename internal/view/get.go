@@ -40,13 +40,13 @@ type GetOptions struct {
 
 // request is one resource type with either a list or named objects.
 type request struct {
-	r     *resourceType
+	r     *cluster.Kind
 	names []string // empty: list
 }
 
 // group is what one request found.
 type group struct {
-	r    *resourceType
+	r    *cluster.Kind
 	objs []runtime.Object
 }
 
@@ -79,11 +79,11 @@ func Get(w io.Writer, s *cluster.State, opts GetOptions) error {
 	var errs []string
 	for _, rq := range reqs {
 		listNS := namespace
-		if opts.AllNamespaces || !rq.r.namespaced {
+		if opts.AllNamespaces || !rq.r.Namespaced {
 			listNS = ""
 		}
 		if len(rq.names) == 0 {
-			objs, err := selectObjects(rq.r, rq.r.list(s, listNS), labelSel, fieldSel, opts)
+			objs, err := selectObjects(rq.r, listKind(s, rq.r, listNS), labelSel, fieldSel, opts)
 			if err != nil {
 				return err
 			}
@@ -92,7 +92,7 @@ func Get(w io.Writer, s *cluster.State, opts GetOptions) error {
 		}
 		g := group{r: rq.r}
 		for _, name := range rq.names {
-			obj, ok := rq.r.lookup(s, namespace, name)
+			obj, ok := lookup(s, rq.r, namespace, name)
 			if !ok {
 				errs = append(errs, notFound(rq.r, name).Error())
 				continue
@@ -135,7 +135,7 @@ func parseArgs(args []string) ([]request, error) {
 			if !ok || name == "" {
 				return nil, fmt.Errorf("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'")
 			}
-			r, err := resolveType(typ)
+			r, err := resolveKind(typ)
 			if err != nil {
 				return nil, err
 			}
@@ -150,12 +150,12 @@ func parseArgs(args []string) ([]request, error) {
 	var reqs []request
 	for _, typ := range strings.Split(args[0], ",") {
 		if strings.EqualFold(typ, "all") {
-			for _, r := range allCategory {
+			for _, r := range kinds.InCategory("all") {
 				reqs = append(reqs, request{r: r})
 			}
 			continue
 		}
-		r, err := resolveType(typ)
+		r, err := resolveKind(typ)
 		if err != nil {
 			return nil, err
 		}
@@ -166,12 +166,12 @@ func parseArgs(args []string) ([]request, error) {
 
 // selectObjects applies -l and --field-selector, rejecting fields the API
 // server would not accept with its error text.
-func selectObjects(r *resourceType, objs []runtime.Object, ls labels.Selector, fs fields.Selector, opts GetOptions) ([]runtime.Object, error) {
+func selectObjects(r *cluster.Kind, objs []runtime.Object, ls labels.Selector, fs fields.Selector, opts GetOptions) ([]runtime.Object, error) {
 	if !fs.Empty() {
-		supported := r.fields(r.zero())
+		supported := fieldSet(r, r.New())
 		for _, req := range fs.Requirements() {
 			if _, ok := supported[req.Field]; !ok {
-				gvr := r.gvk.GroupVersion().WithResource(r.plural)
+				gvr := r.GVK.GroupVersion().WithResource(r.Resource)
 				return nil, fmt.Errorf("Error from server (BadRequest): Unable to find %q that match label selector %q, field selector %q: field label not supported: %s",
 					gvr.String(), opts.LabelSelector, opts.FieldSelector, req.Field)
 			}
@@ -186,7 +186,7 @@ func selectObjects(r *resourceType, objs []runtime.Object, ls labels.Selector, f
 		if !ls.Matches(labels.Set(m.GetLabels())) {
 			continue
 		}
-		if !fs.Empty() && !fs.Matches(r.fields(obj)) {
+		if !fs.Empty() && !fs.Matches(fieldSet(r, obj)) {
 			continue
 		}
 		out = append(out, obj)
@@ -209,9 +209,9 @@ func printTables(w, errOut io.Writer, s *cluster.State, groups []group, opts Get
 	}
 	allNamespaced := !opts.AllNamespaces
 	var printer printers.ResourcePrinter
-	var last *resourceType
+	var last *cluster.Kind
 	for _, g := range groups {
-		allNamespaced = allNamespaced && g.r.namespaced
+		allNamespaced = allNamespaced && g.r.Namespaced
 		if printer == nil || last != g.r {
 			tw.Flush()
 			tw.SetRememberedWidths(nil)
@@ -220,18 +220,19 @@ func printTables(w, errOut io.Writer, s *cluster.State, groups []group, opts Get
 			}
 			printer = printers.NewTablePrinter(printers.PrintOptions{
 				NoHeaders:     opts.NoHeaders,
-				WithNamespace: opts.AllNamespaces && g.r.namespaced,
+				WithNamespace: opts.AllNamespaces && g.r.Namespaced,
 				WithKind:      withKind,
 				Wide:          opts.Output == "wide",
 				ShowLabels:    opts.ShowLabels,
 				ColumnLabels:  opts.LabelColumns,
-				Kind:          g.r.gvk.GroupKind(),
+				Kind:          g.r.GVK.GroupKind(),
 			})
 			last = g.r
 		}
-		table := &metav1.Table{ColumnDefinitions: append([]metav1.TableColumnDefinition(nil), g.r.columns...)}
+		p := printerFor(g.r)
+		table := &metav1.Table{ColumnDefinitions: append([]metav1.TableColumnDefinition(nil), p.columns...)}
 		for _, obj := range g.objs {
-			table.Rows = append(table.Rows, g.r.row(s, obj))
+			table.Rows = append(table.Rows, p.row(s, obj))
 		}
 		_ = printer.PrintObj(table, tw)
 	}
@@ -322,7 +323,7 @@ func genericPrinter(output string) (printers.ResourcePrinter, error) {
 
 // toUnstructured renders an object as the API server would serve it: kind and
 // apiVersion set, managed fields hidden (kubectl's default).
-func toUnstructured(r *resourceType, obj runtime.Object) (*unstructured.Unstructured, error) {
+func toUnstructured(r *cluster.Kind, obj runtime.Object) (*unstructured.Unstructured, error) {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
@@ -332,7 +333,7 @@ func toUnstructured(r *resourceType, obj runtime.Object) (*unstructured.Unstruct
 		return nil, err
 	}
 	u := &unstructured.Unstructured{Object: content}
-	u.SetGroupVersionKind(r.gvk)
+	u.SetGroupVersionKind(r.GVK)
 	u.SetManagedFields(nil)
 	return u, nil
 }

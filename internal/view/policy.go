@@ -3,37 +3,14 @@ package view
 import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-sim/berth/internal/cluster"
 )
 
 // PodDisruptionBudgets: `get pdb` columns as printPodDisruptionBudget, and
 // describe as kubectl's describePodDisruptionBudgetV1.
-var (
-	pdbColumns = []metav1.TableColumnDefinition{nameCol(), col("Min Available"), col("Max Unavailable"),
-		col("Allowed Disruptions"), col("Age")}
-
-	pdbType = &resourceType{
-		plural: "poddisruptionbudgets", aliases: []string{"poddisruptionbudget", "pdb"},
-		gvk: policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), namespaced: true, columns: pdbColumns,
-		list: func(s *cluster.State, n string) []runtime.Object {
-			return listMap(s.PodDisruptionBudgets, n, ns[*policyv1.PodDisruptionBudget])
-		},
-		row: func(s *cluster.State, o runtime.Object) metav1.TableRow {
-			return pdbRow(s, o.(*policyv1.PodDisruptionBudget))
-		},
-		fields: func(o runtime.Object) fields.Set { return metaFields(o.(metav1.Object), true) },
-	}
-)
-
-func init() {
-	resourceTypes = append(resourceTypes, pdbType)
-	describers[pdbType] = func(s *cluster.State, o runtime.Object) string {
-		return describePDB(s, o.(*policyv1.PodDisruptionBudget))
-	}
-}
+var pdbColumns = []metav1.TableColumnDefinition{nameCol(), col("Min Available"), col("Max Unavailable"),
+	col("Allowed Disruptions"), col("Age")}
 
 func pdbRow(s *cluster.State, pdb *policyv1.PodDisruptionBudget) metav1.TableRow {
 	minAvailable, maxUnavailable := "N/A", "N/A"

@@ -11,11 +11,11 @@ import (
 // Resource is a resource type as kubectl names it (plural, short names,
 // group); commands that act on objects (delete) resolve names through it so
 // that aliases and messages are the same as get's.
-type Resource struct{ r *resourceType }
+type Resource struct{ r *cluster.Kind }
 
 // LookupResource resolves "po", "deploy", "deployments.apps", ...
 func LookupResource(name string) (Resource, error) {
-	r, err := resolveType(name)
+	r, err := resolveKind(name)
 	if err != nil {
 		return Resource{}, err
 	}
@@ -23,18 +23,18 @@ func LookupResource(name string) (Resource, error) {
 }
 
 // GVK is the resource's kind.
-func (r Resource) GVK() schema.GroupVersionKind { return r.r.gvk }
+func (r Resource) GVK() schema.GroupVersionKind { return r.r.GVK }
 
 // Namespaced reports whether objects live in namespaces.
-func (r Resource) Namespaced() bool { return r.r.namespaced }
+func (r Resource) Namespaced() bool { return r.r.Namespaced }
 
 // GroupResource is "deployments.apps", "pods", ... as API messages print it.
-func (r Resource) GroupResource() string { return r.r.groupResource() }
+func (r Resource) GroupResource() string { return r.r.GroupResource() }
 
 // Select returns the named objects (all when names is empty) in namespace,
 // filtered by a label selector; a missing name yields kubectl's NotFound error.
 func (r Resource) Select(s *cluster.State, namespace string, names []string, selector string) ([]runtime.Object, error) {
-	if !r.r.namespaced {
+	if !r.r.Namespaced {
 		namespace = ""
 	}
 	sel := labels.Everything()
@@ -47,7 +47,7 @@ func (r Resource) Select(s *cluster.State, namespace string, names []string, sel
 	if len(names) > 0 {
 		var out []runtime.Object
 		for _, n := range names {
-			obj, ok := r.r.lookup(s, namespace, n)
+			obj, ok := lookup(s, r.r, namespace, n)
 			if !ok {
 				return nil, notFound(r.r, n)
 			}
@@ -56,7 +56,7 @@ func (r Resource) Select(s *cluster.State, namespace string, names []string, sel
 		return out, nil
 	}
 	var out []runtime.Object
-	for _, obj := range r.r.list(s, namespace) {
+	for _, obj := range listKind(s, r.r, namespace) {
 		m, err := metaAccessor(obj)
 		if err == nil && sel.Matches(labels.Set(m.GetLabels())) {
 			out = append(out, obj)

@@ -20,10 +20,6 @@ const RolloutTimeoutMessage = "error: timed out waiting for the condition"
 // is now, whether the rollout is done, or an error that ends the wait.
 type statusViewer func(obj runtime.Object) (msg string, done bool, err error)
 
-var statusViewers = map[*resourceType]statusViewer{
-	deploymentType: deploymentStatus,
-}
-
 // RolloutStatus prints one `kubectl rollout status` message for ref
 // ("deployment/ui", "deploy/ui") as the state is now and reports whether
 // the rollout is complete. The caller drives --watch by advancing virtual
@@ -39,15 +35,15 @@ func RolloutStatus(w io.Writer, s *cluster.State, ref, namespace string, watch b
 	if !ok || name == "" {
 		return false, fmt.Errorf("error: you must provide a resource and a resource name together")
 	}
-	r, err := resolveType(typ)
+	r, err := resolveKind(typ)
 	if err != nil {
 		return false, err
 	}
-	viewer, ok := statusViewers[r]
-	if !ok {
-		return false, fmt.Errorf("error: no status viewer has been implemented for %s", r.gvk.Kind)
+	viewer := printerFor(r).status
+	if viewer == nil {
+		return false, fmt.Errorf("error: no status viewer has been implemented for %s", r.GVK.Kind)
 	}
-	obj, found := r.lookup(s, namespace, name)
+	obj, found := lookup(s, r, namespace, name)
 	if !found {
 		return false, notFound(r, name)
 	}

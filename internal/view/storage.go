@@ -6,14 +6,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/berth-sim/berth/internal/cluster"
 )
 
-// Storage kinds, with the columns of printPersistentVolume,
-// printPersistentVolumeClaim and printStorageClass.
+// Columns of printPersistentVolume, printPersistentVolumeClaim,
+// printStorageClass and printCSINode.
 var (
 	persistentVolumeColumns = []metav1.TableColumnDefinition{nameCol(), col("Capacity"), col("Access Modes"), col("Reclaim Policy"),
 		col("Status"), col("Claim"), col("StorageClass"), col("VolumeAttributesClass"), col("Reason"), col("Age"), wideCol("VolumeMode")}
@@ -21,40 +19,7 @@ var (
 		col("Access Modes"), col("StorageClass"), col("VolumeAttributesClass"), col("Age"), wideCol("VolumeMode")}
 	storageClassColumns = []metav1.TableColumnDefinition{nameCol(), col("Provisioner"), col("ReclaimPolicy"),
 		col("VolumeBindingMode"), col("AllowVolumeExpansion"), col("Age")}
-
-	persistentVolumeType = &resourceType{
-		plural: "persistentvolumes", aliases: []string{"persistentvolume", "pv"},
-		gvk: corev1.SchemeGroupVersion.WithKind("PersistentVolume"), columns: persistentVolumeColumns,
-		list: func(s *cluster.State, _ string) []runtime.Object {
-			return listMap(s.PersistentVolumes, "", ns[*corev1.PersistentVolume])
-		},
-		row: func(s *cluster.State, o runtime.Object) metav1.TableRow {
-			return persistentVolumeRow(s, o.(*corev1.PersistentVolume))
-		},
-		fields: func(o runtime.Object) fields.Set { return metaFields(o.(metav1.Object), false) },
-	}
-	persistentVolumeClaimType = &resourceType{
-		plural: "persistentvolumeclaims", aliases: []string{"persistentvolumeclaim", "pvc"},
-		gvk: corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"), namespaced: true, columns: persistentVolumeClaimColumns,
-		list: func(s *cluster.State, n string) []runtime.Object {
-			return listMap(s.PersistentVolumeClaims, n, ns[*corev1.PersistentVolumeClaim])
-		},
-		row: func(s *cluster.State, o runtime.Object) metav1.TableRow {
-			return persistentVolumeClaimRow(s, o.(*corev1.PersistentVolumeClaim))
-		},
-		fields: func(o runtime.Object) fields.Set { return metaFields(o.(metav1.Object), true) },
-	}
-	storageClassType = &resourceType{
-		plural: "storageclasses", aliases: []string{"storageclass", "sc"},
-		gvk: storagev1.SchemeGroupVersion.WithKind("StorageClass"), columns: storageClassColumns,
-		list: func(s *cluster.State, _ string) []runtime.Object {
-			return listMap(s.StorageClasses, "", ns[*storagev1.StorageClass])
-		},
-		row: func(s *cluster.State, o runtime.Object) metav1.TableRow {
-			return storageClassRow(s, o.(*storagev1.StorageClass))
-		},
-		fields: func(o runtime.Object) fields.Set { return metaFields(o.(metav1.Object), false) },
-	}
+	csiNodeColumns = []metav1.TableColumnDefinition{nameCol(), col("Drivers"), col("Age")}
 )
 
 // accessModesText is GetAccessModesAsString: fixed order, short names.
@@ -139,4 +104,8 @@ func storageClassRow(s *cluster.State, sc *storagev1.StorageClass) metav1.TableR
 	}
 	expansion := sc.AllowVolumeExpansion != nil && *sc.AllowVolumeExpansion
 	return row(sc, name, sc.Provisioner, reclaim, mode, expansion, since(s, sc.CreationTimestamp))
+}
+
+func csiNodeRow(s *cluster.State, n *storagev1.CSINode) metav1.TableRow {
+	return row(n, n.Name, int64(len(n.Spec.Drivers)), since(s, n.CreationTimestamp))
 }

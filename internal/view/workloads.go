@@ -25,64 +25,11 @@ var (
 		wideCol("Containers"), wideCol("Images"), wideCol("Selector")}
 )
 
-var (
-	daemonSetType = &resourceType{
-		plural: "daemonsets", aliases: []string{"daemonset", "ds"},
-		gvk: appsv1.SchemeGroupVersion.WithKind("DaemonSet"), namespaced: true, columns: daemonSetColumns,
-		list: func(s *cluster.State, n string) []runtime.Object {
-			return listMap(s.DaemonSets, n, ns[*appsv1.DaemonSet])
-		},
-		row: func(s *cluster.State, o runtime.Object) metav1.TableRow {
-			return daemonSetRow(s, o.(*appsv1.DaemonSet))
-		},
-		fields: func(o runtime.Object) fields.Set { return metaFields(o.(metav1.Object), true) },
-	}
-	statefulSetType = &resourceType{
-		plural: "statefulsets", aliases: []string{"statefulset", "sts"},
-		gvk: appsv1.SchemeGroupVersion.WithKind("StatefulSet"), namespaced: true, columns: statefulSetColumns,
-		list: func(s *cluster.State, n string) []runtime.Object {
-			return listMap(s.StatefulSets, n, ns[*appsv1.StatefulSet])
-		},
-		row: func(s *cluster.State, o runtime.Object) metav1.TableRow {
-			return statefulSetRow(s, o.(*appsv1.StatefulSet))
-		},
-		fields: func(o runtime.Object) fields.Set { return metaFields(o.(metav1.Object), true) },
-	}
-	jobType = &resourceType{
-		plural: "jobs", aliases: []string{"job"},
-		gvk: batchv1.SchemeGroupVersion.WithKind("Job"), namespaced: true, columns: jobColumns,
-		list: func(s *cluster.State, n string) []runtime.Object { return listMap(s.Jobs, n, ns[*batchv1.Job]) },
-		row:  func(s *cluster.State, o runtime.Object) metav1.TableRow { return jobRow(s, o.(*batchv1.Job)) },
-		fields: func(o runtime.Object) fields.Set {
-			j := o.(*batchv1.Job)
-			set := metaFields(j, true)
-			set["status.successful"] = fmt.Sprint(j.Status.Succeeded)
-			return set
-		},
-	}
-)
-
-// init registers the workload kinds with get, describe and rollout status,
-// and puts them into `get all` in discovery order (core, apps, batch).
-func init() {
-	resourceTypes = append(resourceTypes, daemonSetType, statefulSetType, jobType)
-	var all []*resourceType
-	for _, r := range allCategory {
-		switch r {
-		case deploymentType:
-			all = append(all, daemonSetType, r)
-		case replicaSetType:
-			all = append(all, r, statefulSetType)
-		default:
-			all = append(all, r)
-		}
-	}
-	allCategory = append(all, jobType)
-	describers[daemonSetType] = describeDaemonSetObj
-	describers[statefulSetType] = describeStatefulSetObj
-	describers[jobType] = describeJobObj
-	statusViewers[daemonSetType] = daemonSetStatus
-	statusViewers[statefulSetType] = statefulSetStatus
+func jobFields(o runtime.Object) fields.Set {
+	j := o.(*batchv1.Job)
+	set := metaFields(j, true)
+	set["status.successful"] = fmt.Sprint(j.Status.Succeeded)
+	return set
 }
 
 func daemonSetRow(s *cluster.State, ds *appsv1.DaemonSet) metav1.TableRow {
