@@ -143,3 +143,38 @@ func BenchmarkSchedule(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSimulate measures the seam on a loaded cluster: 5,000 nodes with
+// 10,000 bound pods; each iteration forks a simulation with one
+// hypothetical node and asks Schedule and Explain for one mixed pod.
+func BenchmarkSimulate(b *testing.B) {
+	s := benchState(func(i int) *v1.Pod {
+		p := mixedPod(i)
+		p.Spec.NodeName = fmt.Sprintf("node-%04d", (i*7)%benchNodes)
+		return p
+	})
+	sc := New()
+	pending := mixedPod(benchPods + 1)
+	pending.Name = "pending"
+	b.Run("fork", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := sc.Simulate(s, templateNode("new-1", "4")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	sim, err := sc.Simulate(s, templateNode("new-1", "4"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("schedule", func(b *testing.B) {
+		for b.Loop() {
+			sim.Schedule(pending)
+		}
+	})
+	b.Run("explain", func(b *testing.B) {
+		for b.Loop() {
+			sim.Explain(pending)
+		}
+	})
+}

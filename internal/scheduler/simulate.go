@@ -50,6 +50,10 @@ func (sc *Scheduler) Simulate(s *cluster.State, nodes ...HypotheticalNode) (*Sim
 	fork := NewWithProfile(sc.schedulerName, sc.plugins)
 	fork.PercentageOfNodesToScore = sc.PercentageOfNodesToScore
 	fork.RecordScores = true
+	// A pod's derived data depends only on the pod object, so the fork
+	// reads and fills the parent's cache: entries are checked against the
+	// object and its resourceVersion before use.
+	fork.podInfos = sc.podInfos
 	if sc.order.seen != nil {
 		fork.order = sc.order.clone()
 	}
