@@ -116,43 +116,14 @@ func TestLenAndValues(t *testing.T) {
 // hand-written expectation, and checks Intersection agrees value by value
 // with "allowed by both" and with HasIntersection.
 func TestIntersectionMatrix(t *testing.T) {
-	want := map[string]string{
-		"A,A": "A", "A,B": "D", "A,AB": "A", "A,nA": "D", "A,1": "D", "A,9": "D", "A,19": "D", "A,n12": "A",
-		"A,g1": "D", "A,g9": "D", "A,l1": "D", "A,l9": "D",
-		"B,B": "B", "B,AB": "B", "B,nA": "B", "B,1": "D", "B,9": "D", "B,19": "D", "B,n12": "B",
-		"B,g1": "D", "B,g9": "D", "B,l1": "D", "B,l9": "D",
-		"AB,AB": "AB", "AB,nA": "B", "AB,1": "D", "AB,9": "D", "AB,19": "D", "AB,n12": "AB",
-		"AB,g1": "D", "AB,g9": "D", "AB,l1": "D", "AB,l9": "D",
-		"nA,nA": "nA", "nA,1": "1", "nA,9": "9", "nA,19": "19", "nA,n12": "key NotIn [1 2 A]",
-		// Exclusions outside the bounds are dropped, so a non-integer exclusion vanishes.
-		"nA,g1": "g1", "nA,g9": "g9", "nA,l1": "l1", "nA,l9": "l9",
-		"1,1": "1", "1,9": "D", "1,19": "1", "1,n12": "D", "1,g1": "D", "1,g9": "D", "1,l1": "D", "1,l9": "1",
-		"9,9": "9", "9,19": "9", "9,n12": "9", "9,g1": "9", "9,g9": "D", "9,l1": "D", "9,l9": "D",
-		"19,19": "19", "19,n12": "9", "19,g1": "9", "19,g9": "D", "19,l1": "D", "19,l9": "1",
-		"n12,n12": "n12", "n12,g1": "key NotIn [2] >1", "n12,g9": "g9",
-		"n12,l1": "l1", "n12,l9": "key NotIn [1 2] <9",
-		"g1,g1": "g1", "g1,g9": "g9", "g1,l1": "D", "g1,l9": "key Exists >1 <9",
-		"g9,g9": "g9", "g9,l1": "D", "g9,l9": "D",
-		"l1,l1": "l1", "l1,l9": "l1",
-		"l9,l9": "l9",
-	}
+	want := intersectionWant()
 	reqs := base()
-	for _, name := range baseOrder {
-		want["E,"+name] = name // Exists is the identity
-		want["D,"+name] = "D"  // DoesNotExist absorbs everything
-	}
 	universe := []string{"A", "B", "C", "", "-3", "0", "1", "2", "5", "9", "10", "x"}
 	for _, a := range baseOrder {
 		for _, b := range baseOrder {
-			exp, ok := want[a+","+b]
-			if !ok {
-				exp, ok = want[b+","+a]
-			}
+			exp, ok := wantIntersection(want, a, b)
 			if !ok {
 				t.Fatalf("no expectation for %s,%s", a, b)
-			}
-			if r, ok := reqs[exp]; ok {
-				exp = r.String()
 			}
 			ra, rb := reqs[a], reqs[b]
 			got := ra.Intersection(rb)
@@ -175,6 +146,47 @@ func TestIntersectionMatrix(t *testing.T) {
 			t.Errorf("%s changed to %s", name, reqs[name])
 		}
 	}
+}
+
+// intersectionWant is the hand-written matrix: names from base, or a String().
+func intersectionWant() map[string]string {
+	want := map[string]string{
+		"A,A": "A", "A,B": "D", "A,AB": "A", "A,nA": "D", "A,1": "D", "A,9": "D", "A,19": "D", "A,n12": "A",
+		"A,g1": "D", "A,g9": "D", "A,l1": "D", "A,l9": "D",
+		"B,B": "B", "B,AB": "B", "B,nA": "B", "B,1": "D", "B,9": "D", "B,19": "D", "B,n12": "B",
+		"B,g1": "D", "B,g9": "D", "B,l1": "D", "B,l9": "D",
+		"AB,AB": "AB", "AB,nA": "B", "AB,1": "D", "AB,9": "D", "AB,19": "D", "AB,n12": "AB",
+		"AB,g1": "D", "AB,g9": "D", "AB,l1": "D", "AB,l9": "D",
+		"nA,nA": "nA", "nA,1": "1", "nA,9": "9", "nA,19": "19", "nA,n12": "key NotIn [1 2 A]",
+		// Exclusions outside the bounds are dropped, so a non-integer exclusion vanishes.
+		"nA,g1": "g1", "nA,g9": "g9", "nA,l1": "l1", "nA,l9": "l9",
+		"1,1": "1", "1,9": "D", "1,19": "1", "1,n12": "D", "1,g1": "D", "1,g9": "D", "1,l1": "D", "1,l9": "1",
+		"9,9": "9", "9,19": "9", "9,n12": "9", "9,g1": "9", "9,g9": "D", "9,l1": "D", "9,l9": "D",
+		"19,19": "19", "19,n12": "9", "19,g1": "9", "19,g9": "D", "19,l1": "D", "19,l9": "1",
+		"n12,n12": "n12", "n12,g1": "key NotIn [2] >1", "n12,g9": "g9",
+		"n12,l1": "l1", "n12,l9": "key NotIn [1 2] <9",
+		"g1,g1": "g1", "g1,g9": "g9", "g1,l1": "D", "g1,l9": "key Exists >1 <9",
+		"g9,g9": "g9", "g9,l1": "D", "g9,l9": "D",
+		"l1,l1": "l1", "l1,l9": "l1",
+		"l9,l9": "l9",
+	}
+	for _, name := range baseOrder {
+		want["E,"+name] = name // Exists is the identity
+		want["D,"+name] = "D"  // DoesNotExist absorbs everything
+	}
+	return want
+}
+
+// wantIntersection looks a pair up in either order and resolves names.
+func wantIntersection(want map[string]string, a, b string) (string, bool) {
+	exp, ok := want[a+","+b]
+	if !ok {
+		exp, ok = want[b+","+a]
+	}
+	if r, isName := base()[exp]; isName {
+		exp = r.String()
+	}
+	return exp, ok
 }
 
 func TestIntersectionBoundsEdge(t *testing.T) {
