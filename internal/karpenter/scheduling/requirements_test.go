@@ -250,10 +250,10 @@ func TestLabels(t *testing.T) {
 		NewRequirement("example.com/any", corev1.NodeSelectorOpExists),
 		NewRequirement("example.com/gone", corev1.NodeSelectorOpDoesNotExist),
 		NewRequirement("node.kubernetes.io/pool", corev1.NodeSelectorOpIn, "p"), // exception sub-domain
-		NewRequirement(zone, corev1.NodeSelectorOpIn, "us-east-1a"),            // well-known: provider's job
-		NewRequirement(LabelInstanceFamily, corev1.NodeSelectorOpIn, "m5"),     // well-known in AWS
-		NewRequirement("karpenter.sh/custom", corev1.NodeSelectorOpIn, "v"),    // restricted domain
-		NewRequirement(corev1.LabelHostname, corev1.NodeSelectorOpIn, "h"),     // restricted label
+		NewRequirement(zone, corev1.NodeSelectorOpIn, "us-east-1a"),             // well-known: provider's job
+		NewRequirement(LabelInstanceFamily, corev1.NodeSelectorOpIn, "m5"),      // well-known in AWS
+		NewRequirement("karpenter.sh/custom", corev1.NodeSelectorOpIn, "v"),     // restricted domain
+		NewRequirement(corev1.LabelHostname, corev1.NodeSelectorOpIn, "h"),      // restricted label
 	)
 	got := r.Labels(AWSVocabulary, nil)
 	want := map[string]string{"example.com/team": "a", "example.com/tier": "x", "example.com/any": "0", "node.kubernetes.io/pool": "p"}
