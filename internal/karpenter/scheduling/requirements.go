@@ -231,16 +231,20 @@ func labelHint(r Requirements, key string, allowed sets.Set[string]) string {
 // keys pass. All failures are reported, ordered by key.
 // docs/karpenter-requirements.md#intersects
 func (r Requirements) Intersects(other Requirements) error {
-	small, large := r, other
+	// Walk the smaller map and look each key up once in the larger.
+	small, large, swapped := r, other, false
 	if len(small) > len(large) {
-		small, large = large, small
+		small, large, swapped = large, small, true
 	}
 	var errs []error
-	for key := range small {
-		if _, ok := large[key]; !ok {
+	for key, existing := range small {
+		incoming, ok := large[key]
+		if !ok {
 			continue
 		}
-		existing, incoming := r[key], other[key]
+		if swapped {
+			existing, incoming = incoming, existing
+		}
 		if existing.HasIntersection(incoming) || (isNegative(incoming) && isNegative(existing)) {
 			continue
 		}

@@ -301,3 +301,35 @@ func TestCompatibleDoesNotAllocate(t *testing.T) {
 		t.Errorf("Intersects allocates %v times per call", n)
 	}
 }
+
+// TestCompatibleExistingNode: an existing node is checked through its labels
+// and without the well-known allowance, so every positive pod key must be a
+// label of the node.
+func TestCompatibleExistingNode(t *testing.T) {
+	node := NewLabelRequirements(map[string]string{zone: "us-east-1a", corev1.LabelArchStable: "amd64"})
+	for _, tc := range []struct {
+		pod  Requirements
+		want string // "" = compatible
+	}{
+		{NewRequirements(NewRequirement("failure-domain.beta.kubernetes.io/zone", corev1.NodeSelectorOpIn, "us-east-1a", "us-east-1b")), ""},
+		{NewRequirements(NewRequirement(LabelInstanceFamily, corev1.NodeSelectorOpNotIn, "t3")), ""},
+		{NewRequirements(NewRequirement(corev1.LabelArchStable, corev1.NodeSelectorOpNotIn, "amd64")),
+			"key kubernetes.io/arch, kubernetes.io/arch NotIn [amd64] not in kubernetes.io/arch In [amd64]"},
+		{NewRequirements(NewRequirement(LabelInstanceFamily, corev1.NodeSelectorOpIn, "m5")),
+			`label "karpenter.k8s.aws/instance-family" does not have known values`},
+		// The pod side is larger here: the error still names the pod's requirement first.
+		{NewRequirements(
+			NewRequirement(zone, corev1.NodeSelectorOpIn, "us-east-1c"),
+			NewRequirement("example.com/a", corev1.NodeSelectorOpDoesNotExist),
+			NewRequirement("example.com/b", corev1.NodeSelectorOpNotIn, "x"),
+		), "key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [us-east-1c] not in topology.kubernetes.io/zone In [us-east-1a]"},
+	} {
+		got := ""
+		if err := node.Compatible(tc.pod); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("pod %s: %q, want %q", tc.pod, got, tc.want)
+		}
+	}
+}
