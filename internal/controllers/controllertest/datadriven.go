@@ -289,7 +289,12 @@ func (h *harness) taint(d *datadriven.TestData) (string, error) {
 // which of them changed something.
 func (h *harness) sync(d *datadriven.TestData) (string, error) {
 	var only string
-	d.MaybeScanArgs(nil, "controller", &only)
+	for _, a := range d.CmdArgs {
+		if a.Key != "controller" || len(a.Vals) != 1 {
+			return "", fmt.Errorf("usage: sync [controller=NAME]")
+		}
+		only = a.Vals[0]
+	}
 	var changed []string
 	found := false
 	for _, c := range h.ctrls {
