@@ -307,3 +307,30 @@ func TestSecondGlobalDefaultPriorityClass(t *testing.T) {
 		t.Fatalf("update: err = %v, want %q", err, want)
 	}
 }
+
+// The API server merges stringData into data, stringData winning, on create
+// and update, and stores no stringData.
+func TestSecretStringDataMergesIntoData(t *testing.T) {
+	s := newState(t)
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default"},
+		Data:       map[string][]byte{"username": []byte("old"), "host": []byte("db")},
+		StringData: map[string]string{"username": "admin", "password": "pw"},
+	}
+	if err := Create(s, secret); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Secrets["default/db"]
+	if got.StringData != nil || string(got.Data["username"]) != "admin" || string(got.Data["password"]) != "pw" ||
+		string(got.Data["host"]) != "db" || got.Type != corev1.SecretTypeOpaque {
+		t.Errorf("stored secret: type %q data %q stringData %v", got.Type, got.Data, got.StringData)
+	}
+	update := got.DeepCopy()
+	update.StringData = map[string]string{"password": "new"}
+	if _, err := Update(s, update); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Secrets["default/db"]; got.StringData != nil || string(got.Data["password"]) != "new" {
+		t.Errorf("updated secret: data %q stringData %v", got.Data, got.StringData)
+	}
+}

@@ -299,6 +299,15 @@ func applyDefaults(obj runtime.Object) {
 		if o.Type == "" {
 			o.Type = corev1.SecretTypeOpaque
 		}
+		// The API server's v1 conversion merges stringData into data
+		// (stringData wins) and never stores stringData.
+		if len(o.StringData) > 0 && o.Data == nil {
+			o.Data = make(map[string][]byte, len(o.StringData))
+		}
+		for k, v := range o.StringData {
+			o.Data[k] = []byte(v)
+		}
+		o.StringData = nil
 	}
 }
 

@@ -23,6 +23,7 @@ const (
 	level1
 	level2
 	level3
+	level4
 )
 
 // maxAnnotationLen is where kubectl folds a long annotation onto its own lines.
