@@ -104,3 +104,17 @@ func (in *Provisioner) DeepCopy() *Provisioner { return apis.JSONCopy(in) }
 
 // DeepCopyObject implements runtime.Object.
 func (in *Provisioner) DeepCopyObject() runtime.Object { return in.DeepCopy() }
+
+// ProvisionerNameLabelKey is the node label naming a node's Provisioner; a
+// Provisioner may not set it.
+const ProvisionerNameLabelKey = "karpenter.sh/provisioner-name"
+
+// NormalizedLabels are the deprecated label keys Karpenter reads as their
+// current names (v1alpha5.NormalizedLabels).
+var NormalizedLabels = map[string]string{
+	"failure-domain.beta.kubernetes.io/zone":   "topology.kubernetes.io/zone",
+	"failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region",
+	"beta.kubernetes.io/arch":                  "kubernetes.io/arch",
+	"beta.kubernetes.io/os":                    "kubernetes.io/os",
+	"beta.kubernetes.io/instance-type":         "node.kubernetes.io/instance-type",
+}
