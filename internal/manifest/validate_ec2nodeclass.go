@@ -189,7 +189,7 @@ func validateAMISelection(s *karpv1.EC2NodeClassSpec, spec *field.Path) field.Er
 	if s.AMIFamily != nil {
 		errs = append(errs, schemaEnum(spec.Child("amiFamily"), *s.AMIFamily, "AL2", "AL2023", "Bottlerocket", "Custom", "Windows2019", "Windows2022", "Windows2025")...)
 		if want := amiAliasFamilies[aliasFamily]; want != "" && *s.AMIFamily != want && *s.AMIFamily != "Custom" {
-			errs = append(errs, cel(spec, "object", "if set, amiFamily must be '"+want+"' or 'Custom' when using an "+aliasArticle(want)+want+" alias"))
+			errs = append(errs, cel(spec, "object", "if set, amiFamily must be '"+want+"' or 'Custom' when using "+aliasArticle(want)+want+" alias"))
 		}
 	} else if !hasAlias && terms != nil {
 		errs = append(errs, cel(spec, "object", "must specify amiFamily if amiSelectorTerms does not contain an alias"))
