@@ -253,6 +253,8 @@ func Update(s *cluster.State, obj runtime.Object) (bool, error) {
 		op := old.(*policyv1.PodDisruptionBudget)
 		o.Status = op.Status
 		specChanged = !apiequality.Semantic.DeepEqual(o.Spec, op.Spec)
+	default:
+		specChanged, _ = carryKarpenterStatus(obj, old)
 	}
 	if specChanged {
 		m.SetGeneration(om.GetGeneration() + 1)
@@ -270,6 +272,9 @@ func Update(s *cluster.State, obj runtime.Object) (bool, error) {
 }
 
 func applyDefaults(obj runtime.Object) {
+	if defaultKarpenter(obj) {
+		return
+	}
 	switch o := obj.(type) {
 	case *corev1.Namespace:
 		DefaultNamespace(o)

@@ -15,6 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
+	karpv1alpha5 "github.com/berth-sim/berth/internal/karpenter/apis/v1alpha5"
 )
 
 // Kind describes one kind of object the state stores: how the API names it
@@ -205,7 +208,56 @@ var Kinds = KindList{
 		func(s *State) *map[string]*storagev1.StorageClass { return &s.StorageClasses }),
 	NewKind(Kind{GVK: gvk("storage.k8s.io", "v1", "CSINode"), Resource: "csinodes", Modelled: true},
 		func(s *State) *map[string]*storagev1.CSINode { return &s.CSINodes }),
+	// Karpenter's kinds, with the names and printer columns of the upstream
+	// CRDs (aws/karpenter-provider-aws pkg/apis/crds at v1.14.1; v1alpha5 at
+	// v0.32.10); see docs/karpenter-apis.md. NodeClaims are Karpenter's own
+	// objects, so apply does not take them.
+	NewKind(Kind{GVK: gvk("karpenter.sh", "v1", "NodePool"), Resource: "nodepools", Categories: karpenter, Modelled: true,
+		PrinterColumns: []PrinterColumn{
+			{Name: "NodeClass", Type: "string", JSONPath: ".spec.template.spec.nodeClassRef.name"},
+			{Name: "Nodes", Type: "string", JSONPath: ".status.nodes"},
+			{Name: "Ready", Type: "string", JSONPath: `.status.conditions[?(@.type=="Ready")].status`},
+			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
+			{Name: "Weight", Type: "integer", JSONPath: ".spec.weight", Priority: 1},
+			{Name: "CPU", Type: "string", JSONPath: ".status.resources.cpu", Priority: 1},
+			{Name: "Memory", Type: "string", JSONPath: ".status.resources.memory", Priority: 1},
+		}},
+		func(s *State) *map[string]*karpv1.NodePool { return &s.NodePools }),
+	NewKind(Kind{GVK: gvk("karpenter.sh", "v1", "NodeClaim"), Resource: "nodeclaims", Categories: karpenter,
+		PrinterColumns: []PrinterColumn{
+			{Name: "Type", Type: "string", JSONPath: `.metadata.labels.node\.kubernetes\.io/instance-type`},
+			{Name: "Capacity", Type: "string", JSONPath: `.metadata.labels.karpenter\.sh/capacity-type`},
+			{Name: "Zone", Type: "string", JSONPath: `.metadata.labels.topology\.kubernetes\.io/zone`},
+			{Name: "Node", Type: "string", JSONPath: ".status.nodeName"},
+			{Name: "Ready", Type: "string", JSONPath: `.status.conditions[?(@.type=="Ready")].status`},
+			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
+			{Name: "ImageID", Type: "string", JSONPath: ".status.imageID", Priority: 1},
+			{Name: "ID", Type: "string", JSONPath: ".status.providerID", Priority: 1},
+			{Name: "NodePool", Type: "string", JSONPath: `.metadata.labels.karpenter\.sh/nodepool`, Priority: 1},
+			{Name: "NodeClass", Type: "string", JSONPath: ".spec.nodeClassRef.name", Priority: 1},
+			{Name: "Drifted", Type: "string", JSONPath: `.status.conditions[?(@.type=="Drifted")].status`, Priority: 1},
+		}},
+		func(s *State) *map[string]*karpv1.NodeClaim { return &s.NodeClaims }),
+	NewKind(Kind{GVK: gvk("karpenter.k8s.aws", "v1", "EC2NodeClass"), Resource: "ec2nodeclasses", ShortNames: []string{"ec2nc", "ec2ncs"}, Categories: karpenter, Modelled: true,
+		PrinterColumns: []PrinterColumn{
+			{Name: "Ready", Type: "string", JSONPath: `.status.conditions[?(@.type=="Ready")].status`},
+			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
+			{Name: "Role", Type: "string", JSONPath: ".spec.role", Priority: 1},
+		}},
+		func(s *State) *map[string]*karpv1.EC2NodeClass { return &s.EC2NodeClasses }),
+	NewKind(Kind{GVK: gvk("karpenter.sh", "v1alpha5", "Provisioner"), Resource: "provisioners", Categories: karpenter, Modelled: true,
+		PrinterColumns: []PrinterColumn{
+			{Name: "Template", Type: "string", JSONPath: ".spec.providerRef.name"},
+			{Name: "Weight", Type: "string", JSONPath: ".spec.weight", Priority: 1},
+		}},
+		func(s *State) *map[string]*karpv1alpha5.Provisioner { return &s.Provisioners }),
+	// The AWSNodeTemplate CRD has no printer columns: the API server's Age.
+	NewKind(Kind{GVK: gvk("karpenter.k8s.aws", "v1alpha1", "AWSNodeTemplate"), Resource: "awsnodetemplates", Categories: karpenter, Modelled: true},
+		func(s *State) *map[string]*karpv1alpha5.AWSNodeTemplate { return &s.AWSNodeTemplates }),
 }
+
+// karpenter is the category every Karpenter CRD is in (`kubectl get karpenter`).
+var karpenter = []string{"karpenter"}
 
 // KindOf returns the Kind of a stored object type, or nil.
 func KindOf(obj runtime.Object) *Kind {

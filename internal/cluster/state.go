@@ -15,6 +15,9 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
+	karpv1alpha5 "github.com/berth-sim/berth/internal/karpenter/apis/v1alpha5"
 )
 
 // FormatVersion is bumped whenever the persisted layout changes incompatibly.
@@ -94,9 +97,15 @@ type State struct {
 	PersistentVolumeClaims map[string]*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
 	StorageClasses         map[string]*storagev1.StorageClass       `json:"storageClasses,omitempty"`
 	CSINodes               map[string]*storagev1.CSINode            `json:"csiNodes,omitempty"`
-	Events                 []*corev1.Event                          `json:"events,omitempty"`
-	Timers                 []Timer                                  `json:"timers,omitempty"`
-	Scheduler              SchedulerState                           `json:"scheduler"`
+	// Karpenter's objects (docs/karpenter-apis.md); nothing acts on them yet.
+	NodePools        map[string]*karpv1.NodePool              `json:"nodePools,omitempty"`
+	NodeClaims       map[string]*karpv1.NodeClaim             `json:"nodeClaims,omitempty"`
+	EC2NodeClasses   map[string]*karpv1.EC2NodeClass          `json:"ec2NodeClasses,omitempty"`
+	Provisioners     map[string]*karpv1alpha5.Provisioner     `json:"provisioners,omitempty"`
+	AWSNodeTemplates map[string]*karpv1alpha5.AWSNodeTemplate `json:"awsNodeTemplates,omitempty"`
+	Events           []*corev1.Event                          `json:"events,omitempty"`
+	Timers           []Timer                                  `json:"timers,omitempty"`
+	Scheduler        SchedulerState                           `json:"scheduler"`
 
 	// eventIndex speeds up Record's search for the event to fold into; it is
 	// derived from Events and rebuilt whenever Events changed behind its back.

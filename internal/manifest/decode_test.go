@@ -321,6 +321,8 @@ func TestSupportedKinds(t *testing.T) {
 		"apps/v1 DaemonSet", "apps/v1 Deployment", "apps/v1 ReplicaSet", "apps/v1 StatefulSet",
 		"batch/v1 Job",
 		"eksctl.io/v1alpha5 ClusterConfig",
+		"karpenter.k8s.aws/v1 EC2NodeClass", "karpenter.k8s.aws/v1alpha1 AWSNodeTemplate",
+		"karpenter.sh/v1 NodePool", "karpenter.sh/v1alpha5 Provisioner",
 		"policy/v1 PodDisruptionBudget",
 		"scheduling.k8s.io/v1 PriorityClass",
 		"storage.k8s.io/v1 CSINode", "storage.k8s.io/v1 StorageClass",

@@ -21,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berth-sim/berth/internal/eksctl"
+	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
+	karpv1alpha5 "github.com/berth-sim/berth/internal/karpenter/apis/v1alpha5"
 )
 
 // isNegativeErrorMsg is the API server's text for negative numbers.
@@ -82,6 +84,21 @@ func Validate(obj Object) error {
 		errs = append(errs, validatePriorityClass(o)...)
 	case *policyv1.PodDisruptionBudget:
 		errs = validatePodDisruptionBudget(o)
+	case *karpv1.NodePool:
+		errs = validateNodePool(o)
+	case *karpv1.NodeClaim:
+		errs = validateNodeClaim(o)
+	case *karpv1.EC2NodeClass:
+		errs = validateEC2NodeClass(o)
+	case *karpv1alpha5.Provisioner:
+		// The API server checks the schema before it calls the webhooks.
+		if errs = validateProvisionerSchema(o); len(errs) == 0 {
+			return obj.webhookErrors(provisionerWebhook(o))
+		}
+	case *karpv1alpha5.AWSNodeTemplate:
+		if errs = validateMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain); len(errs) == 0 {
+			return obj.webhookErrors(awsNodeTemplateWebhook(o))
+		}
 	default:
 		var ok bool
 		if errs, ok = validateStorageObject(obj.Object); !ok {
@@ -95,6 +112,15 @@ func Validate(obj Object) error {
 	out := make([]error, 0, len(errs))
 	for _, e := range errs {
 		out = append(out, &Error{Source: obj.Source, Object: obj.describe(), Err: oneLine(e)})
+	}
+	return errors.Join(out...)
+}
+
+// webhookErrors labels admission webhook denials with the object's source.
+func (obj Object) webhookErrors(errs []error) error {
+	out := make([]error, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, &Error{Source: obj.Source, Object: obj.describe(), Err: e})
 	}
 	return errors.Join(out...)
 }

@@ -149,8 +149,10 @@ func parseArgs(args []string) ([]request, error) {
 	}
 	var reqs []request
 	for _, typ := range strings.Split(args[0], ",") {
-		if strings.EqualFold(typ, "all") {
-			for _, r := range kinds.InCategory("all") {
+		// A category ("all", "karpenter") expands to its kinds, as
+		// kubectl's category expander does before resolving resources.
+		if members := kinds.InCategory(strings.ToLower(typ)); len(members) > 0 {
+			for _, r := range members {
 				reqs = append(reqs, request{r: r})
 			}
 			continue
