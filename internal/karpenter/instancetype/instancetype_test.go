@@ -206,7 +206,7 @@ func TestSpotPriceHistory(t *testing.T) {
 		zone string
 		want float64
 	}{
-		{"us-west-2a", 0.035},                     // latest timestamp wins
+		{"us-west-2a", 0.035},                       // latest timestamp wins
 		{"us-west-2b", 0.096 * DefaultSpotFraction}, // Windows ignored: default
 		{"us-west-2c", 0.031},
 	}
