@@ -10,7 +10,9 @@ import (
 // Offering is where a type can be bought: one zone and capacity type, with
 // an hourly price and whether it can be launched now (upstream
 // cloudprovider.Offering). Requirements carry zone, capacity type, zone-id
-// when known, and DoesNotExist for the reservation keys.
+// when known, and DoesNotExist for the reservation keys. List shares one
+// Requirements value between all types' offerings of a zone and capacity
+// type: never mutate it.
 type Offering struct {
 	Requirements scheduling.Requirements
 	Price        float64

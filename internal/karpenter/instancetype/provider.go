@@ -126,6 +126,7 @@ func List(region string, zones []Zone, nodeClass NodeClassOptions, pricing *Pric
 		inTypeZones[z.Name] = true
 		zoneIDs[z.Name] = z.ID
 	}
+	shared := offeringRequirements(zones, zoneIDs)
 	opts := nodeClass.karpenterOptions()
 	all := aws.All()
 	out := make(InstanceTypes, 0, len(all))
@@ -134,7 +135,7 @@ func List(region string, zones []Zone, nodeClass NodeClassOptions, pricing *Pric
 		out = append(out, &InstanceType{
 			Name:         it.Name,
 			Requirements: computeRequirements(it, region, typeZones, opts.AMIFamily),
-			Offerings:    offerings(it, region, zones, zoneIDs, inTypeZones, pricing, unavailable, now),
+			Offerings:    offerings(it, region, zones, shared, inTypeZones, pricing, unavailable, now),
 			Capacity:     aws.KarpenterCapacity(it, opts),
 			Overhead:     Overhead{KubeReserved: kube, SystemReserved: system, EvictionThreshold: eviction},
 		})
@@ -142,23 +143,13 @@ func List(region string, zones []Zone, nodeClass NodeClassOptions, pricing *Pric
 	return out
 }
 
-// offerings builds one offering per zone x capacity type that has a price
-// (upstream also keeps priceless ones, never available; berth drops them).
-func offerings(it *aws.InstanceType, region string, zones []Zone, zoneIDs map[string]string, inTypeZones map[string]bool,
-	pricing *Pricing, unavailable *UnavailableOfferings, now time.Time) Offerings {
-	if _, ok := it.OnDemandPrice(region); !ok {
-		return nil
-	}
-	var out Offerings
+// offeringRequirements builds each zone x capacity type's requirements once:
+// they do not depend on the type, and sharing them (read-only) makes List
+// cheap. Order follows zones, then capacityTypes.
+func offeringRequirements(zones []Zone, zoneIDs map[string]string) []scheduling.Requirements {
+	out := make([]scheduling.Requirements, 0, len(zones)*len(capacityTypes))
 	for _, z := range zones {
 		for _, ct := range capacityTypes {
-			price, ok := pricing.OnDemandPrice(it, region)
-			if ct == scheduling.CapacityTypeSpot {
-				price, ok = pricing.SpotPrice(it, region, z.Name)
-			}
-			if !ok {
-				continue
-			}
 			reqs := scheduling.NewRequirements(
 				in(scheduling.CapacityTypeLabelKey, ct),
 				in(corev1.LabelTopologyZone, z.Name),
@@ -168,8 +159,31 @@ func offerings(it *aws.InstanceType, region string, zones []Zone, zoneIDs map[st
 			if id := zoneIDs[z.Name]; id != "" {
 				reqs.Add(in(scheduling.LabelTopologyZoneID, id))
 			}
+			out = append(out, reqs)
+		}
+	}
+	return out
+}
+
+// offerings builds one offering per zone x capacity type that has a price
+// (upstream also keeps priceless ones, never available; berth drops them).
+func offerings(it *aws.InstanceType, region string, zones []Zone, shared []scheduling.Requirements, inTypeZones map[string]bool,
+	pricing *Pricing, unavailable *UnavailableOfferings, now time.Time) Offerings {
+	if _, ok := it.OnDemandPrice(region); !ok {
+		return nil
+	}
+	out := make(Offerings, 0, len(shared))
+	for zi, z := range zones {
+		for ci, ct := range capacityTypes {
+			price, ok := pricing.OnDemandPrice(it, region)
+			if ct == scheduling.CapacityTypeSpot {
+				price, ok = pricing.SpotPrice(it, region, z.Name)
+			}
+			if !ok {
+				continue
+			}
 			out = append(out, &Offering{
-				Requirements: reqs,
+				Requirements: shared[zi*len(capacityTypes)+ci],
 				Price:        price,
 				Available:    inTypeZones[z.Name] && !unavailable.IsUnavailable(it.Name, z.Name, ct, now),
 				zone:         z.Name,
