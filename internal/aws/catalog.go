@@ -59,6 +59,12 @@ type InstanceType struct {
 	CPUManufacturer      string
 	NetworkBandwidthMbps int
 	LocalNVMeGB          int
+	// CPUSustainedClockMHz and EBSBandwidthMbps are 0 when unknown (EBS
+	// bandwidth is only known for types EBS-optimised by default).
+	CPUSustainedClockMHz int
+	EBSBandwidthMbps     int
+	// EncryptionInTransit is EC2's NetworkInfo.EncryptionInTransitSupported.
+	EncryptionInTransit bool
 
 	// Price is the on-demand Linux price in USD per hour by region; only
 	// regions with a known price are present.
@@ -157,6 +163,9 @@ func parseCatalog(data []byte) (*catalog, error) {
 			CPUManufacturer:      p.str("cpu_manufacturer"),
 			NetworkBandwidthMbps: p.int("network_bandwidth_mbps"),
 			LocalNVMeGB:          p.int("local_nvme_gb"),
+			CPUSustainedClockMHz: p.int("cpu_sustained_clock_mhz"),
+			EBSBandwidthMbps:     p.int("ebs_bandwidth_mbps"),
+			EncryptionInTransit:  p.str("encryption_in_transit") == "true",
 			Price:                map[string]float64{},
 		}
 		for _, h := range priceCols {

@@ -83,8 +83,8 @@ func TestAllSortedAndComplete(t *testing.T) {
 }
 
 func TestParseCatalogErrors(t *testing.T) {
-	header := "name,family,category,generation,size,arch,vcpu,memory_mib,gpu_count,gpu_name,gpu_manufacturer,gpu_memory_mib,accelerator_name,accelerator_count,max_enis,ipv4_per_eni,max_pods_eni,network_cards,total_enis,trunking_compatible,branch_enis,pod_eni,efa,hypervisor,bare_metal,cpu_manufacturer,network_bandwidth_mbps,local_nvme_gb,price:us-east-1\n"
-	good := "m5.large,m5,m,5,large,amd64,2,8192,0,,,,,,3,10,29,1,3,true,9,9,,nitro,false,intel,750,,0.096\n"
+	header := "name,family,category,generation,size,arch,vcpu,memory_mib,gpu_count,gpu_name,gpu_manufacturer,gpu_memory_mib,accelerator_name,accelerator_count,max_enis,ipv4_per_eni,max_pods_eni,network_cards,total_enis,trunking_compatible,branch_enis,pod_eni,efa,hypervisor,bare_metal,cpu_manufacturer,network_bandwidth_mbps,local_nvme_gb,cpu_sustained_clock_mhz,ebs_bandwidth_mbps,encryption_in_transit,price:us-east-1\n"
+	good := "m5.large,m5,m,5,large,amd64,2,8192,0,,,,,,3,10,29,1,3,true,9,9,,nitro,false,intel,750,,3100,650,true,0.096\n"
 	tests := []struct {
 		name    string
 		data    string
@@ -92,8 +92,8 @@ func TestParseCatalogErrors(t *testing.T) {
 	}{
 		{"ok", header + good, false},
 		{"duplicate", header + good + good, true},
-		{"bad number", header + "m5.large,m5,m,5,large,amd64,two,8192,0,,,,,,3,10,29,1,3,true,9,9,,nitro,false,intel,750,,0.096\n", true},
-		{"bad price", header + "m5.large,m5,m,5,large,amd64,2,8192,0,,,,,,3,10,29,1,3,true,9,9,,nitro,false,intel,750,,cheap\n", true},
+		{"bad number", header + "m5.large,m5,m,5,large,amd64,two,8192,0,,,,,,3,10,29,1,3,true,9,9,,nitro,false,intel,750,,3100,650,true,0.096\n", true},
+		{"bad price", header + "m5.large,m5,m,5,large,amd64,2,8192,0,,,,,,3,10,29,1,3,true,9,9,,nitro,false,intel,750,,3100,650,true,cheap\n", true},
 		{"missing column", "name,vcpu\nm5.large,2\n", true},
 		{"empty", "", true},
 	}
@@ -102,6 +102,9 @@ func TestParseCatalogErrors(t *testing.T) {
 			c, err := parseCatalog([]byte(tt.data))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if err == nil && (c.byName["m5.large"].EBSBandwidthMbps != 650 || !c.byName["m5.large"].EncryptionInTransit) {
+				t.Errorf("label facts not parsed: %+v", c.byName["m5.large"])
 			}
 			if err == nil && c.byName["m5.large"].Price["us-east-1"] != 0.096 {
 				t.Errorf("price not parsed: %v", c.byName["m5.large"].Price)

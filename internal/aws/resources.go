@@ -2,6 +2,7 @@ package aws
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -243,7 +244,30 @@ type KarpenterOptions struct {
 	// EphemeralStorageGiB is the root/data volume; 0 means the family
 	// default (20 GiB, 50 GiB for Windows).
 	EphemeralStorageGiB int
+	// EphemeralStorage, when non-zero, is the volume size exactly as a
+	// blockDeviceMappings entry gives it (100Gi, 100G); it wins over
+	// EphemeralStorageGiB.
+	EphemeralStorage resource.Quantity
+	// InstanceStoreRAID0 is instanceStorePolicy: RAID0: types with local
+	// NVMe then report its total (decimal GB) as ephemeral-storage.
+	InstanceStoreRAID0 bool
+	// KubeReserved and SystemReserved are kubelet.kubeReserved and
+	// kubelet.systemReserved; a kube-reserved entry replaces the default
+	// for its resource.
+	KubeReserved, SystemReserved corev1.ResourceList
+	// EvictionHard and EvictionSoft are kubelet.evictionHard/evictionSoft;
+	// memory.available and nodefs.available (a quantity or a percentage of
+	// capacity) replace the 100Mi / 10% defaults, the larger of hard and
+	// soft winning. Bottlerocket ignores evictionSoft. Values that parse as
+	// neither are ignored (the API rejects them upstream).
+	EvictionHard, EvictionSoft map[string]string
 }
+
+// Eviction signals that change allocatable.
+const (
+	EvictionMemoryAvailable = "memory.available"
+	EvictionNodeFSAvailable = "nodefs.available"
+)
 
 // KarpenterPods is the pods capacity Karpenter gives the type (docs/eks.md, Karpenter's view of an instance type).
 func KarpenterPods(it *InstanceType, opts KarpenterOptions) int {
@@ -275,36 +299,142 @@ func karpenterENILimitedPods(it *InstanceType, reservedENIs int) int {
 	return usable*(it.IPv4PerENI-1) + 2
 }
 
-// KarpenterResources returns the capacity and allocatable Karpenter computes
-// for the type before any node of it has registered (docs/eks.md, Karpenter's view of an instance type).
-func KarpenterResources(it *InstanceType, opts KarpenterOptions) (capacity, allocatable corev1.ResourceList) {
+// ResourcePrivateIPv4Address is the Windows VPC resource Karpenter adds.
+const ResourcePrivateIPv4Address corev1.ResourceName = "vpc.amazonaws.com/PrivateIPv4Address"
+
+// KarpenterCapacity returns the capacity Karpenter computes for the type
+// before any node of it has registered (docs/eks.md, Karpenter's view of an
+// instance type): cpu, memory, ephemeral-storage, pods and the non-zero
+// device resources (upstream lists zeros too; they change nothing).
+func KarpenterCapacity(it *InstanceType, opts KarpenterOptions) corev1.ResourceList {
 	overhead := opts.VMMemoryOverheadPercent
 	if overhead == 0 {
 		overhead = DefaultVMMemoryOverheadPercent
 	}
-	storage := int64(opts.EphemeralStorageGiB)
-	if storage <= 0 {
-		storage = 20
-		if strings.HasPrefix(opts.AMIFamily, "Windows") {
-			storage = 50
-		}
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:              *resource.NewMilliQuantity(int64(it.VCPU)*1000, resource.DecimalSI),
+		corev1.ResourceMemory:           *resource.NewQuantity(CapacityMemoryMiB(it, overhead)*mib, resource.BinarySI),
+		corev1.ResourceEphemeralStorage: karpenterEphemeralStorage(it, opts),
+		corev1.ResourcePods:             *resource.NewQuantity(int64(KarpenterPods(it, opts)), resource.DecimalSI),
 	}
-	pods := KarpenterPods(it, opts)
-	reservation := karpenterENILimitedPods(it, 0)
-	if strings.HasPrefix(opts.AMIFamily, "Bottlerocket") || strings.HasPrefix(opts.AMIFamily, "Windows") {
-		reservation = pods
-	}
-	r := overheadInputs{
-		cpuMilli:       int64(it.VCPU) * 1000,
-		memoryMiB:      CapacityMemoryMiB(it, overhead),
-		storageBytes:   storage * gib,
-		pods:           pods,
-		reservationPod: reservation,
-	}
-	capacity, allocatable = r.build()
 	for name, n := range karpenterExtended(it) {
 		capacity[name] = *resource.NewQuantity(n, resource.DecimalSI)
-		allocatable[name] = *resource.NewQuantity(n, resource.DecimalSI)
+	}
+	if IsWindowsFamily(opts.AMIFamily) && it.IPv4PerENI > 0 {
+		capacity[ResourcePrivateIPv4Address] = *resource.NewQuantity(int64(it.IPv4PerENI-1), resource.DecimalSI)
+	}
+	return capacity
+}
+
+// karpenterEphemeralStorage picks RAID0 instance store, then the volume
+// the NodeClass sets, then the family default.
+func karpenterEphemeralStorage(it *InstanceType, opts KarpenterOptions) resource.Quantity {
+	switch {
+	case opts.InstanceStoreRAID0 && it.LocalNVMeGB > 0:
+		return *resource.NewQuantity(int64(it.LocalNVMeGB)*1000*1000*1000, resource.DecimalSI)
+	case !opts.EphemeralStorage.IsZero():
+		return opts.EphemeralStorage.DeepCopy()
+	case opts.EphemeralStorageGiB > 0:
+		return *resource.NewQuantity(int64(opts.EphemeralStorageGiB)*gib, resource.BinarySI)
+	case IsWindowsFamily(opts.AMIFamily):
+		return *resource.NewQuantity(50*gib, resource.BinarySI)
+	}
+	return *resource.NewQuantity(20*gib, resource.BinarySI)
+}
+
+// KarpenterOverhead returns the three overhead lists Karpenter subtracts
+// from capacity (aws/karpenter-provider-aws pkg/providers/instancetype/types.go
+// kubeReservedResources, systemReservedResources, evictionThreshold).
+func KarpenterOverhead(it *InstanceType, opts KarpenterOptions) (kubeReserved, systemReserved, evictionThreshold corev1.ResourceList) {
+	capacity := KarpenterCapacity(it, opts)
+	// AL2/AL2023/Custom size kube-reserved memory from the ENI-limited pod
+	// count even when maxPods overrides capacity; the others from pods.
+	reservation := karpenterENILimitedPods(it, 0)
+	if IsBottlerocketFamily(opts.AMIFamily) || IsWindowsFamily(opts.AMIFamily) {
+		reservation = KarpenterPods(it, opts)
+	}
+	cpu := capacity[corev1.ResourceCPU]
+	kubeReserved = corev1.ResourceList{
+		corev1.ResourceCPU:              *resource.NewMilliQuantity(KubeReservedCPUMilli(cpu.MilliValue()), resource.DecimalSI),
+		corev1.ResourceMemory:           *resource.NewQuantity(KubeReservedMemoryMiB(reservation)*mib, resource.BinarySI),
+		corev1.ResourceEphemeralStorage: *resource.NewQuantity(kubeReservedEphemeral, resource.BinarySI),
+	}
+	for name, q := range opts.KubeReserved {
+		kubeReserved[name] = q.DeepCopy()
+	}
+	systemReserved = corev1.ResourceList{}
+	for name, q := range opts.SystemReserved {
+		systemReserved[name] = q.DeepCopy()
+	}
+	memory, storage := capacity[corev1.ResourceMemory], capacity[corev1.ResourceEphemeralStorage]
+	evictionThreshold = corev1.ResourceList{
+		corev1.ResourceMemory:           *resource.NewQuantity(evictionMemoryMiB*mib, resource.BinarySI),
+		corev1.ResourceEphemeralStorage: *resource.NewQuantity(int64(math.Ceil(float64(storage.Value())/100*evictionNodefsPercent)), resource.DecimalSI),
+	}
+	signals := []map[string]string{opts.EvictionHard}
+	if !IsBottlerocketFamily(opts.AMIFamily) {
+		signals = append(signals, opts.EvictionSoft)
+	}
+	override := corev1.ResourceList{}
+	for _, m := range signals {
+		for signal, name := range map[string]corev1.ResourceName{
+			EvictionMemoryAvailable: corev1.ResourceMemory, EvictionNodeFSAvailable: corev1.ResourceEphemeralStorage,
+		} {
+			v, ok := m[signal]
+			if !ok {
+				continue
+			}
+			base := memory
+			if name == corev1.ResourceEphemeralStorage {
+				base = storage
+			}
+			q, ok := evictionSignal(base, v)
+			if cur, set := override[name]; ok && (!set || q.Cmp(cur) > 0) {
+				override[name] = q
+			}
+		}
+	}
+	for name, q := range override {
+		evictionThreshold[name] = q
+	}
+	return kubeReserved, systemReserved, evictionThreshold
+}
+
+// evictionSignal is a signal's amount: a quantity, or ceil(capacity * p%)
+// with 100% meaning disabled (0), as the kubelet reads it.
+func evictionSignal(capacity resource.Quantity, value string) (resource.Quantity, bool) {
+	if p, ok := strings.CutSuffix(value, "%"); ok {
+		f, err := strconv.ParseFloat(p, 64)
+		if err != nil {
+			return resource.Quantity{}, false
+		}
+		if f == 100 {
+			f = 0
+		}
+		return *resource.NewQuantity(int64(math.Ceil(capacity.AsApproximateFloat64()/100*f)), resource.DecimalSI), true
+	}
+	q, err := resource.ParseQuantity(value)
+	return q, err == nil
+}
+
+// KarpenterResources returns KarpenterCapacity and the allocatable
+// capacity - (kube-reserved + system-reserved + eviction threshold), each
+// resource floored at zero.
+func KarpenterResources(it *InstanceType, opts KarpenterOptions) (capacity, allocatable corev1.ResourceList) {
+	capacity = KarpenterCapacity(it, opts)
+	kube, system, eviction := KarpenterOverhead(it, opts)
+	allocatable = corev1.ResourceList{}
+	for name, q := range capacity {
+		a := q.DeepCopy()
+		for _, l := range []corev1.ResourceList{kube, system, eviction} {
+			if o, ok := l[name]; ok {
+				a.Sub(o)
+			}
+		}
+		if a.Sign() < 0 {
+			a = *resource.NewQuantity(0, q.Format)
+		}
+		allocatable[name] = a
 	}
 	return capacity, allocatable
 }

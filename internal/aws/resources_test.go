@@ -196,3 +196,76 @@ func TestKarpenterAllocatableOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestKarpenterOverrides covers the NodeClass settings that move
+// allocatable: kubelet reservations, eviction signals, volumes.
+func TestKarpenterOverrides(t *testing.T) {
+	q := resource.MustParse
+	tests := []struct {
+		name     string
+		instance string
+		opts     KarpenterOptions
+		capacity map[corev1.ResourceName]string
+		alloc    map[corev1.ResourceName]string
+	}{
+		{
+			// 7577 - 574 - 100 (system) - max(5% = 378.9Mi, soft 500Mi).
+			name: "reservations and eviction", instance: "m5.large",
+			opts: KarpenterOptions{
+				KubeReserved:   corev1.ResourceList{"cpu": q("200m")},
+				SystemReserved: corev1.ResourceList{"memory": q("100Mi")},
+				EvictionHard:   map[string]string{EvictionMemoryAvailable: "5%", EvictionNodeFSAvailable: "100%"},
+				EvictionSoft:   map[string]string{EvictionMemoryAvailable: "500Mi"},
+			},
+			alloc: map[corev1.ResourceName]string{"cpu": "1800m", "memory": "6403Mi", "ephemeral-storage": "19Gi"},
+		},
+		{
+			// Bottlerocket ignores evictionSoft: 5% of 7577Mi rounds up to 397253018 bytes.
+			name: "bottlerocket ignores soft", instance: "m5.large",
+			opts: KarpenterOptions{AMIFamily: "Bottlerocket",
+				EvictionHard: map[string]string{EvictionMemoryAvailable: "5%"},
+				EvictionSoft: map[string]string{EvictionMemoryAvailable: "900Mi"}},
+			alloc: map[corev1.ResourceName]string{"memory": "6945924710"},
+		},
+		{
+			// 75 GB NVMe: 75e9 - 1Gi - 7.5e9.
+			name: "raid0", instance: "m5d.large", opts: KarpenterOptions{InstanceStoreRAID0: true},
+			capacity: map[corev1.ResourceName]string{"ephemeral-storage": "75G"},
+			alloc:    map[corev1.ResourceName]string{"ephemeral-storage": "66426258176"},
+		},
+		{
+			name: "raid0 without nvme keeps the volume", instance: "m5.large", opts: KarpenterOptions{InstanceStoreRAID0: true},
+			capacity: map[corev1.ResourceName]string{"ephemeral-storage": "20Gi"},
+		},
+		{
+			name: "block device size", instance: "m5.large", opts: KarpenterOptions{EphemeralStorage: q("100Gi"), EphemeralStorageGiB: 40},
+			capacity: map[corev1.ResourceName]string{"ephemeral-storage": "100Gi"},
+			alloc:    map[corev1.ResourceName]string{"ephemeral-storage": "89Gi"},
+		},
+		{
+			name: "windows private IPv4", instance: "m5.large", opts: KarpenterOptions{AMIFamily: "Windows2022"},
+			capacity: map[corev1.ResourceName]string{ResourcePrivateIPv4Address: "9", "ephemeral-storage": "50Gi", "pods": "110"},
+		},
+		{
+			name: "reservation beyond capacity floors at zero", instance: "t3.nano",
+			opts:  KarpenterOptions{SystemReserved: corev1.ResourceList{"cpu": q("4")}},
+			alloc: map[corev1.ResourceName]string{"cpu": "0"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			capacity, alloc := KarpenterResources(mustType(t, tt.instance), tt.opts)
+			checkList(t, "capacity", capacity, tt.capacity)
+			checkList(t, "allocatable", alloc, tt.alloc)
+		})
+	}
+}
+
+func TestKarpenterOverheadDefaults(t *testing.T) {
+	kube, system, eviction := KarpenterOverhead(mustType(t, "m5.large"), KarpenterOptions{})
+	checkList(t, "kube-reserved", kube, map[corev1.ResourceName]string{"cpu": "70m", "memory": "574Mi", "ephemeral-storage": "1Gi"})
+	checkList(t, "eviction", eviction, map[corev1.ResourceName]string{"memory": "100Mi", "ephemeral-storage": "2147483648"})
+	if len(system) != 0 {
+		t.Errorf("system-reserved = %v, want empty", system)
+	}
+}
