@@ -1,0 +1,192 @@
+package provisioning
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/berth-sim/berth/internal/karpenter/instancetype"
+	"github.com/berth-sim/berth/internal/karpenter/scheduling"
+)
+
+// nodePoolTemplate is a NodePool as the solver launches from it: its
+// requirements (pool requirements, template labels, the nodepool and
+// nodeclass labels) and the instance types that survive them.
+type nodePoolTemplate struct {
+	*NodePool
+	requirements  scheduling.Requirements
+	instanceTypes instancetype.InstanceTypes
+}
+
+func newNodePoolTemplate(np *NodePool) *nodePoolTemplate {
+	t := &nodePoolTemplate{NodePool: np, requirements: np.poolRequirements()}
+	t.requirements.Add(scheduling.NewLabelRequirements(np.claimLabels()).Values()...)
+	return t
+}
+
+// nodeClaim is a NodeClaim being packed in this solve: its pods, its
+// narrowing requirements and the instance types that still fit them all.
+type nodeClaim struct {
+	template      *nodePoolTemplate
+	hostname      string
+	requirements  scheduling.Requirements
+	instanceTypes instancetype.InstanceTypes
+	pods          []*corev1.Pod
+	// requests are the pods' requests plus the daemon overhead.
+	requests        corev1.ResourceList
+	daemonResources corev1.ResourceList
+	hostPorts       *hostPortUsage
+	topology        *topology
+	// minValuesRelaxed records the BestEffort policy lowering minValues.
+	minValuesRelaxed bool
+}
+
+func newNodeClaim(t *nodePoolTemplate, top *topology, hostname string, daemon corev1.ResourceList, daemonPorts *hostPortUsage,
+	its instancetype.InstanceTypes) *nodeClaim {
+	reqs := scheduling.NewRequirements(t.requirements.Values()...)
+	reqs.Add(scheduling.NewRequirement(corev1.LabelHostname, corev1.NodeSelectorOpIn, hostname))
+	return &nodeClaim{template: t, hostname: hostname, requirements: reqs, instanceTypes: its, requests: daemon.DeepCopy(),
+		daemonResources: daemon, hostPorts: daemonPorts.copy(), topology: top}
+}
+
+// canAdd checks taints, host ports, requirements, topology and the
+// instance types that would still fit; it returns the narrowed
+// requirements and instance types without changing the claim.
+func (n *nodeClaim) canAdd(pod *corev1.Pod, data *podData, relaxMinValues bool) (scheduling.Requirements, instancetype.InstanceTypes, error) {
+	if err := tolerates(n.template.Taints, pod.Spec.Tolerations); err != nil {
+		return nil, nil, err
+	}
+	if err := n.hostPorts.conflicts(pod, hostPortsOf(pod)); err != nil {
+		return nil, nil, fmt.Errorf("checking host port usage, %w", err)
+	}
+	reqs := scheduling.NewRequirements(n.requirements.Values()...)
+	if err := reqs.Compatible(data.requirements, allowWellKnown); err != nil {
+		return nil, nil, fmt.Errorf("incompatible requirements, %w", err)
+	}
+	reqs.Add(data.requirements.Values()...)
+	topo, err := n.topology.addRequirements(pod, n.template.Taints, data.strictRequirements, reqs, allowWellKnown)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := reqs.Compatible(topo, allowWellKnown); err != nil {
+		return nil, nil, err
+	}
+	reqs.Add(topo.Values()...)
+	total := merge(n.requests, data.requests)
+	remaining, unsatisfiable, err := filterInstanceTypes(n.instanceTypes, reqs, data.requests, n.daemonResources, total, relaxMinValues)
+	if relaxMinValues {
+		for key, min := range unsatisfiable {
+			m := min
+			reqs.Get(key).MinValues = &m
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return reqs, remaining, nil
+}
+
+// add places the pod with the outcome of canAdd.
+func (n *nodeClaim) add(pod *corev1.Pod, data *podData, reqs scheduling.Requirements, its instancetype.InstanceTypes) {
+	n.pods = append(n.pods, pod)
+	n.instanceTypes = its
+	n.requests = merge(n.requests, data.requests)
+	n.requirements = reqs
+	n.topology.register(corev1.LabelHostname, n.hostname)
+	n.topology.record(pod, n.template.Taints, reqs, allowWellKnown)
+	n.hostPorts.add(pod, hostPortsOf(pod))
+}
+
+// finalize drops the placeholder hostname once packing is over.
+func (n *nodeClaim) finalize() { delete(n.requirements, corev1.LabelHostname) }
+
+// instanceTypeFilterError says which of the three criteria (requirements,
+// resources, offering) no instance type met, alone or in combination, in
+// Karpenter's words (docs/karpenter-provisioning.md#instance-type-filter).
+type instanceTypeFilterError struct {
+	requirementsMet, fits, hasOffering                            bool
+	requirementsAndFits, requirementsAndOffering, fitsAndOffering bool
+	minValuesErr                                                  error
+	requirements                                                  scheduling.Requirements
+	podRequests, daemonRequests                                   corev1.ResourceList
+}
+
+var millionCPU = resource.MustParse("1M")
+
+func (e instanceTypeFilterError) Error() string {
+	tail := fmt.Sprintf("requirements=%s, resources=%s", e.requirements, resourcesString(merge(e.daemonRequests, e.podRequests)))
+	switch {
+	case e.minValuesErr != nil:
+		return fmt.Sprintf("%s, %s", e.minValuesErr.Error(), tail)
+	case !e.requirementsMet && !e.fits && !e.hasOffering:
+		return "no instance type met the scheduling requirements or had enough resources or had a required offering, " + tail
+	case !e.requirementsMet && !e.fits:
+		return "no instance type met the scheduling requirements or had enough resources, " + tail
+	case !e.requirementsMet && !e.hasOffering:
+		return "no instance type met the scheduling requirements or had a required offering, " + tail
+	case !e.fits && !e.hasOffering:
+		return "no instance type had enough resources or had a required offering, " + tail
+	case !e.requirementsMet:
+		return "no instance type met all requirements, " + tail
+	case !e.fits:
+		msg := "no instance type has enough resources, " + tail
+		if cpu := e.podRequests[corev1.ResourceCPU]; cpu.Cmp(millionCPU) >= 0 {
+			msg += " (CPU request >= 1 Million, m vs M typo?)"
+		}
+		return msg
+	case !e.hasOffering:
+		return "no instance type has the required offering, " + tail
+	case e.requirementsAndFits:
+		return "no instance type which met the scheduling requirements and had enough resources, had a required offering, " + tail
+	case e.fitsAndOffering:
+		return "no instance type which had enough resources and the required offering met the scheduling requirements, " + tail
+	case e.requirementsAndOffering:
+		return "no instance type which met the scheduling requirements and the required offering had the required resources, " + tail
+	}
+	return "no instance type met the requirements/resources/offering tuple, " + tail
+}
+
+// filterInstanceTypes keeps the instance types that meet the requirements,
+// fit the total requests and have an available compatible offering; with
+// minValues it also checks that enough distinct values remain.
+func filterInstanceTypes(its instancetype.InstanceTypes, reqs scheduling.Requirements, podRequests, daemonRequests, total corev1.ResourceList,
+	relaxMinValues bool) (instancetype.InstanceTypes, map[string]int, error) {
+	e := instanceTypeFilterError{requirements: reqs, podRequests: podRequests, daemonRequests: daemonRequests}
+	var remaining instancetype.InstanceTypes
+	for _, it := range its {
+		compat := it.Requirements.Intersects(reqs) == nil
+		fit := fits(total, it.Allocatable())
+		offer := false
+		for _, o := range it.Offerings {
+			if o.Available && reqs.IsCompatible(o.Requirements, allowWellKnown) {
+				offer = true
+				break
+			}
+		}
+		e.requirementsMet = e.requirementsMet || compat
+		e.fits = e.fits || fit
+		e.hasOffering = e.hasOffering || offer
+		e.requirementsAndFits = e.requirementsAndFits || (compat && fit && !offer)
+		e.requirementsAndOffering = e.requirementsAndOffering || (compat && offer && !fit)
+		e.fitsAndOffering = e.fitsAndOffering || (fit && offer && !compat)
+		if compat && fit && offer {
+			remaining = append(remaining, it)
+		}
+	}
+	var unsatisfiable map[string]int
+	if reqs.HasMinValues() {
+		_, unsatisfiable, e.minValuesErr = remaining.SatisfiesMinValues(reqs)
+		if e.minValuesErr != nil {
+			if relaxMinValues {
+				e.minValuesErr = nil
+			} else {
+				remaining = nil
+			}
+		}
+	}
+	if len(remaining) == 0 {
+		return nil, unsatisfiable, e
+	}
+	return remaining, unsatisfiable, nil
+}

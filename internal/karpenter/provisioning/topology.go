@@ -1,0 +1,395 @@
+package provisioning
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/berth-sim/berth/internal/karpenter/scheduling"
+)
+
+// topology tracks every spread, affinity and anti-affinity constraint of
+// the pods being scheduled, plus the required anti-affinity of pods already
+// running (inverse groups), and answers which domains a pod may take on a
+// candidate node (docs/karpenter-provisioning.md#topology).
+type topology struct {
+	cluster           *Cluster
+	ignorePreferences bool
+	// groups and inverse are kept in creation order so that the first
+	// violated constraint reported is always the same one.
+	groups       []*topologyGroup
+	groupByID    map[string]*topologyGroup
+	inverse      []*topologyGroup
+	inverseByID  map[string]*topologyGroup
+	domainGroups map[string]domainGroup
+	// excluded are the pods of this batch: they do not count where they
+	// currently are (nowhere, or on a node being deleted).
+	excluded sets.Set[types.UID]
+}
+
+func newTopology(c *Cluster, pools []*NodePool, pods []*corev1.Pod, ignorePreferences bool) (*topology, error) {
+	t := &topology{cluster: c, ignorePreferences: ignorePreferences, groupByID: map[string]*topologyGroup{},
+		inverseByID: map[string]*topologyGroup{}, domainGroups: buildDomainGroups(pools), excluded: sets.New[types.UID]()}
+	for _, p := range pods {
+		t.excluded.Insert(p.UID)
+	}
+	var errs []error
+	for _, p := range c.boundPods() {
+		if t.excluded.Has(p.UID) || !hasRequiredPodAntiAffinity(p) {
+			continue
+		}
+		node := c.Nodes[p.Spec.NodeName]
+		if node == nil {
+			continue
+		}
+		t.updateInverseAntiAffinity(p, node.Labels)
+	}
+	for _, p := range pods {
+		errs = append(errs, t.update(p))
+	}
+	if err := combine(errs...); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// buildDomainGroups collects, per topology key, every value a NodePool
+// can produce: its requirements and labels combined with each instance
+// type's, plus the In values of the pool itself.
+func buildDomainGroups(pools []*NodePool) map[string]domainGroup {
+	groups := map[string]domainGroup{}
+	insert := func(key, value string, taints []corev1.Taint) {
+		g, ok := groups[key]
+		if !ok {
+			g = domainGroup{}
+			groups[key] = g
+		}
+		g.insert(value, taints...)
+	}
+	for _, np := range pools {
+		for _, it := range np.InstanceTypes {
+			reqs := np.poolRequirements()
+			reqs.Add(it.Requirements.Values()...)
+			for _, key := range reqs.SortedKeys() {
+				for _, v := range reqs[key].Values() {
+					insert(key, v, np.Taints)
+				}
+			}
+		}
+		reqs := np.poolRequirements()
+		for _, key := range reqs.SortedKeys() {
+			if r := reqs[key]; r.Operator() == corev1.NodeSelectorOpIn {
+				for _, v := range r.Values() {
+					insert(key, v, np.Taints)
+				}
+			}
+		}
+	}
+	return groups
+}
+
+// topologyError is the pod's error when no domain satisfies a constraint.
+type topologyError struct {
+	group                   *topologyGroup
+	podDomains, nodeDomains *scheduling.Requirement
+}
+
+func (e topologyError) Error() string {
+	// The missing closing parenthesis is Karpenter's.
+	return fmt.Sprintf("unsatisfiable topology constraint for %s, key=%s (counts = %s, podDomains = %v, nodeDomains = %v",
+		e.group.typ, e.group.key, e.group.countsString(), e.podDomains, e.nodeDomains)
+}
+
+// update (re)computes the groups a pod owns, after it was relaxed or
+// first seen.
+func (t *topology) update(p *corev1.Pod) error {
+	for _, g := range t.groups {
+		g.owners.Delete(p.UID)
+	}
+	if (t.ignorePreferences && hasRequiredPodAntiAffinity(p)) || (!t.ignorePreferences && hasPodAntiAffinity(p)) {
+		t.updateInverseAntiAffinity(p, nil)
+	}
+	for _, g := range append(t.newForTopologies(p), t.newForAffinities(p)...) {
+		if existing, ok := t.groupByID[g.id]; ok {
+			g = existing
+		} else {
+			t.countDomains(g)
+			t.groupByID[g.id] = g
+			t.groups = append(t.groups, g)
+		}
+		g.owners.Insert(p.UID)
+	}
+	return nil
+}
+
+// record counts a pod placed on a node with these requirements.
+func (t *topology) record(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) {
+	for _, g := range t.groups {
+		if !g.counts(p, taints, reqs, opts...) {
+			continue
+		}
+		domains := reqs.Get(g.key)
+		if g.typ == topologyPodAntiAffinity {
+			g.record(domains.Values()...)
+		} else if domains.Len() == 1 {
+			g.record(domains.Values()[0])
+		}
+	}
+	for _, g := range t.inverse {
+		if g.owners.Has(p.UID) {
+			g.record(reqs.Get(g.key).Values()...)
+		}
+	}
+}
+
+// addRequirements returns the node requirements narrowed by every
+// constraint that applies to the pod there, or the first that cannot be met.
+func (t *topology) addRequirements(p *corev1.Pod, taints []corev1.Taint, podReqs, nodeReqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) (scheduling.Requirements, error) {
+	reqs := scheduling.NewRequirements(nodeReqs.Values()...)
+	for _, g := range t.matching(p, taints, nodeReqs, opts...) {
+		podDomains := scheduling.NewRequirement(g.key, corev1.NodeSelectorOpExists)
+		if podReqs.Has(g.key) {
+			podDomains = podReqs.Get(g.key)
+		}
+		nodeDomains := scheduling.NewRequirement(g.key, corev1.NodeSelectorOpExists)
+		if nodeReqs.Has(g.key) {
+			nodeDomains = nodeReqs.Get(g.key)
+		}
+		domains := g.get(p, podDomains, nodeDomains)
+		if domains.Len() == 0 {
+			return nil, topologyError{group: g, podDomains: podDomains, nodeDomains: nodeDomains}
+		}
+		reqs.Add(domains)
+	}
+	return reqs, nil
+}
+
+// register makes a new domain (a new NodeClaim's hostname) known.
+func (t *topology) register(key, domain string) {
+	for _, g := range t.groups {
+		if g.key == key {
+			g.register(domain)
+		}
+	}
+	for _, g := range t.inverse {
+		if g.key == key {
+			g.register(domain)
+		}
+	}
+}
+
+func (t *topology) matching(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) []*topologyGroup {
+	var out []*topologyGroup
+	for _, g := range t.groups {
+		if g.owners.Has(p.UID) {
+			out = append(out, g)
+		}
+	}
+	for _, g := range t.inverse {
+		if g.counts(p, taints, reqs, opts...) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// updateInverseAntiAffinity records a pod's required anti-affinity terms as
+// groups that keep the pods they select out of its domain.
+func (t *topology) updateInverseAntiAffinity(p *corev1.Pod, nodeLabels map[string]string) {
+	for _, term := range p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		ns := t.namespaces(p.Namespace, term.Namespaces, term.NamespaceSelector)
+		g := newTopologyGroup(topologyPodAntiAffinity, term.TopologyKey, p, ns, term.LabelSelector, math.MaxInt32, nil, nil, nil, t.domainGroups[term.TopologyKey])
+		if existing, ok := t.inverseByID[g.id]; ok {
+			g = existing
+		} else {
+			t.inverseByID[g.id] = g
+			t.inverse = append(t.inverse, g)
+		}
+		if domain, ok := nodeLabels[g.key]; ok {
+			g.record(domain)
+		}
+		g.owners.Insert(p.UID)
+	}
+}
+
+// countDomains fills a new group with the matching pods already running:
+// a pod's domain is its node's label (the node's name for hostname), and
+// only nodes that pass the group's filter count. Nodes that pass the
+// filter add their domain even when empty.
+func (t *topology) countDomains(g *topologyGroup) {
+	for _, name := range sortedNodeNames(t.cluster.Nodes) {
+		n := t.cluster.Nodes[name]
+		if !g.nodeFilter.matches(n.Spec.Taints, scheduling.NewLabelRequirements(n.Labels)) {
+			continue
+		}
+		if domain, ok := n.Labels[g.key]; ok {
+			g.register(domain)
+		}
+	}
+	selector := listSelector(g.rawSelector)
+	for _, ns := range sets.List(g.namespaces) {
+		for _, p := range t.cluster.podsIn(ns) {
+			if ignoredForTopology(p) || t.excluded.Has(p.UID) || !selector.Matches(labels.Set(p.Labels)) {
+				continue
+			}
+			node := t.cluster.Nodes[p.Spec.NodeName]
+			if node == nil {
+				continue
+			}
+			domain, ok := node.Labels[g.key]
+			if !ok && g.key == corev1.LabelHostname {
+				domain, ok = node.Name, true
+			}
+			if !ok || !g.nodeFilter.matches(node.Spec.Taints, scheduling.NewLabelRequirements(node.Labels)) {
+				continue
+			}
+			g.record(domain)
+		}
+	}
+}
+
+func (t *topology) newForTopologies(p *corev1.Pod) []*topologyGroup {
+	var out []*topologyGroup
+	for _, tsc := range p.Spec.TopologySpreadConstraints {
+		if t.ignorePreferences && tsc.WhenUnsatisfiable != corev1.DoNotSchedule {
+			continue
+		}
+		selector := tsc.LabelSelector
+		if len(tsc.MatchLabelKeys) > 0 && selector != nil {
+			selector = selector.DeepCopy()
+			for _, key := range tsc.MatchLabelKeys {
+				if v, ok := p.Labels[key]; ok {
+					selector.MatchExpressions = append(selector.MatchExpressions,
+						metav1.LabelSelectorRequirement{Key: key, Operator: metav1.LabelSelectorOpIn, Values: []string{v}})
+				}
+			}
+		}
+		out = append(out, newTopologyGroup(topologySpread, tsc.TopologyKey, p, sets.New(p.Namespace), selector,
+			tsc.MaxSkew, tsc.MinDomains, tsc.NodeTaintsPolicy, tsc.NodeAffinityPolicy, t.domainGroups[tsc.TopologyKey]))
+	}
+	return out
+}
+
+// newForAffinities makes a group per pod (anti-)affinity term: required
+// ones always, preferred ones while preferences are respected. Affinity
+// terms come before anti-affinity terms.
+func (t *topology) newForAffinities(p *corev1.Pod) []*topologyGroup {
+	a := p.Spec.Affinity
+	if a == nil {
+		return nil
+	}
+	var out []*topologyGroup
+	add := func(typ topologyType, terms []corev1.PodAffinityTerm) {
+		for _, term := range terms {
+			ns := t.namespaces(p.Namespace, term.Namespaces, term.NamespaceSelector)
+			out = append(out, newTopologyGroup(typ, term.TopologyKey, p, ns, term.LabelSelector, math.MaxInt32, nil, nil, nil, t.domainGroups[term.TopologyKey]))
+		}
+	}
+	weighted := func(terms []corev1.WeightedPodAffinityTerm) []corev1.PodAffinityTerm {
+		if t.ignorePreferences {
+			return nil
+		}
+		out := make([]corev1.PodAffinityTerm, len(terms))
+		for i := range terms {
+			out[i] = terms[i].PodAffinityTerm
+		}
+		return out
+	}
+	if a.PodAffinity != nil {
+		add(topologyPodAffinity, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+		add(topologyPodAffinity, weighted(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution))
+	}
+	if a.PodAntiAffinity != nil {
+		add(topologyPodAntiAffinity, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+		add(topologyPodAntiAffinity, weighted(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution))
+	}
+	return out
+}
+
+// namespaces is a term's namespace set: the pod's own when the term names
+// none, else the listed ones plus those the selector picks.
+func (t *topology) namespaces(own string, listed []string, selector *metav1.LabelSelector) sets.Set[string] {
+	if len(listed) == 0 && selector == nil {
+		return sets.New(own)
+	}
+	if selector == nil {
+		return sets.New(listed...)
+	}
+	out := sets.New(listed...)
+	sel, err := metav1.LabelSelectorAsSelector(selector)
+	if err != nil {
+		return out
+	}
+	for _, ns := range t.cluster.Namespaces {
+		if sel.Matches(labels.Set(ns.Labels)) {
+			out.Insert(ns.Name)
+		}
+	}
+	return out
+}
+
+// listSelector is the selector used to list pods for counting: nil lists
+// everything, an invalid expression lists nothing.
+func listSelector(s *metav1.LabelSelector) labels.Selector {
+	sel := labels.Everything()
+	if s == nil {
+		return sel
+	}
+	keys := make([]string, 0, len(s.MatchLabels))
+	for k := range s.MatchLabels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r, err := labels.NewRequirement(k, selection.Equals, []string{s.MatchLabels[k]})
+		if err != nil {
+			return labels.Nothing()
+		}
+		sel = sel.Add(*r)
+	}
+	ops := map[metav1.LabelSelectorOperator]selection.Operator{metav1.LabelSelectorOpIn: selection.In,
+		metav1.LabelSelectorOpNotIn: selection.NotIn, metav1.LabelSelectorOpExists: selection.Exists,
+		metav1.LabelSelectorOpDoesNotExist: selection.DoesNotExist}
+	for _, e := range s.MatchExpressions {
+		r, err := labels.NewRequirement(e.Key, ops[e.Operator], e.Values)
+		if err != nil {
+			return labels.Nothing()
+		}
+		sel = sel.Add(*r)
+	}
+	return sel
+}
+
+func ignoredForTopology(p *corev1.Pod) bool {
+	return p.Spec.NodeName == "" || isTerminal(p) || p.DeletionTimestamp != nil
+}
+
+func isTerminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+func hasPodAntiAffinity(p *corev1.Pod) bool {
+	a := p.Spec.Affinity
+	return a != nil && a.PodAntiAffinity != nil &&
+		(len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 0 || len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) != 0)
+}
+
+func hasRequiredPodAntiAffinity(p *corev1.Pod) bool {
+	return hasPodAntiAffinity(p) && len(p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 0
+}
+
+func sortedNodeNames(nodes map[string]*corev1.Node) []string {
+	out := make([]string, 0, len(nodes))
+	for n := range nodes {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
