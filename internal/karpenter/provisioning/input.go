@@ -21,6 +21,10 @@ type NodePool struct {
 	StartupTaints []corev1.Taint
 	// Limits are spec.limits; nil means unlimited.
 	Limits corev1.ResourceList
+	// PoolLabel is the label naming the pool on its nodes:
+	// karpenter.sh/nodepool, or karpenter.sh/provisioner-name for a
+	// v1alpha5 Provisioner ("" means the former).
+	PoolLabel string
 	// NodeClassLabel is the label naming the node class
 	// ("karpenter.k8s.aws/ec2nodeclass"), NodeClassName its value.
 	NodeClassLabel, NodeClassName string
@@ -42,7 +46,7 @@ func (np *NodePool) claimLabels() map[string]string {
 	for k, v := range np.Labels {
 		out[k] = v
 	}
-	out[scheduling.NodePoolLabelKey] = np.Name
+	out[np.poolLabel()] = np.Name
 	if np.NodeClassLabel != "" {
 		out[np.NodeClassLabel] = np.NodeClassName
 	}
@@ -114,4 +118,11 @@ type podData struct {
 	requests           corev1.ResourceList
 	requirements       scheduling.Requirements
 	strictRequirements scheduling.Requirements
+}
+
+func (np *NodePool) poolLabel() string {
+	if np.PoolLabel != "" {
+		return np.PoolLabel
+	}
+	return scheduling.NodePoolLabelKey
 }

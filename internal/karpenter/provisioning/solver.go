@@ -281,9 +281,8 @@ func (s *solver) buildExisting() {
 			daemons = append(daemons, p)
 		}
 		s.existing = append(s.existing, newExistingNode(n, s.topology, daemons))
-		pool := n.Labels[scheduling.NodePoolLabelKey]
-		if rem, ok := s.remaining[pool]; ok && rem != nil {
-			s.remaining[pool] = subtract(rem, n.Capacity)
+		if rem, ok := s.remaining[s.poolOf(n)]; ok && rem != nil {
+			s.remaining[s.poolOf(n)] = subtract(rem, n.Capacity)
 		}
 	}
 	sort.SliceStable(s.existing, func(i, j int) bool {
@@ -369,4 +368,14 @@ func (s *solver) results(errs map[*corev1.Pod]error) *Results {
 		}
 	}
 	return r
+}
+
+// poolOf names the pool a node belongs to, by either pool label.
+func (s *solver) poolOf(n *StateNode) string {
+	for _, np := range s.in.NodePools {
+		if v, ok := n.Labels[np.poolLabel()]; ok && v == np.Name {
+			return np.Name
+		}
+	}
+	return ""
 }
