@@ -119,7 +119,7 @@ func (its InstanceTypes) Compatible(requirements scheduling.Requirements) Instan
 // whole list falls short it returns its length, the keys still short with
 // the number of values reached, and an error naming the smallest such key
 // (upstream v1.0–v1.4 names the first its map walk meets; v1.5+ wraps all
-// keys). docs/karpenter-instance-types.md#truncation-and-minvalues
+// keys). docs/karpenter-instance-types.md#offerings
 func (its InstanceTypes) SatisfiesMinValues(requirements scheduling.Requirements) (int, map[string]int, error) {
 	if !requirements.HasMinValues() {
 		return 0, nil, nil
