@@ -16,6 +16,8 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/statefulset"
 	"github.com/berth-sim/berth/internal/controllers/tainteviction"
 	"github.com/berth-sim/berth/internal/controllers/volume"
+	"github.com/berth-sim/berth/internal/karpenter/pools"
+	"github.com/berth-sim/berth/internal/karpenter/provisioner"
 	"github.com/berth-sim/berth/internal/podnet"
 	"github.com/berth-sim/berth/internal/scheduler"
 	"github.com/berth-sim/berth/internal/sim"
@@ -46,6 +48,7 @@ func (a *App) controllers(s *cluster.State) []sim.Controller {
 // eviction removes what may not stay, and the disruption controller keeps
 // budgets current.
 func Controllers(s *cluster.State) []sim.Controller {
+	catalog := pools.NewCatalog()
 	return []sim.Controller{
 		garbagecollector.New(),
 		deployment.New(),
@@ -55,6 +58,7 @@ func Controllers(s *cluster.State) []sim.Controller {
 		job.New(),
 		volume.New(),
 		scheduler.New(),
+		provisioner.New(catalog),
 		nodeipam.New(),
 		kubelet.NewWithIPAllocator(podIPs),
 		nodelifecycle.New(),

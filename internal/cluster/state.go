@@ -97,7 +97,7 @@ type State struct {
 	PersistentVolumeClaims map[string]*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
 	StorageClasses         map[string]*storagev1.StorageClass       `json:"storageClasses,omitempty"`
 	CSINodes               map[string]*storagev1.CSINode            `json:"csiNodes,omitempty"`
-	// Karpenter's objects (docs/karpenter-apis.md); nothing acts on them yet.
+	// Karpenter's objects (docs/karpenter-apis.md).
 	NodePools        map[string]*karpv1.NodePool              `json:"nodePools,omitempty"`
 	NodeClaims       map[string]*karpv1.NodeClaim             `json:"nodeClaims,omitempty"`
 	EC2NodeClasses   map[string]*karpv1.EC2NodeClass          `json:"ec2NodeClasses,omitempty"`
@@ -106,6 +106,8 @@ type State struct {
 	Events           []*corev1.Event                          `json:"events,omitempty"`
 	Timers           []Timer                                  `json:"timers,omitempty"`
 	Scheduler        SchedulerState                           `json:"scheduler"`
+	// Karpenter is the memory of Karpenter's controllers (karpenter.go).
+	Karpenter KarpenterState `json:"karpenter,omitempty"`
 
 	// eventIndex speeds up Record's search for the event to fold into; it is
 	// derived from Events and rebuilt whenever Events changed behind its back.

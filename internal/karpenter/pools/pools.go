@@ -52,6 +52,9 @@ type Pool struct {
 	ConsolidationPolicy karpv1.ConsolidationPolicy
 	ConsolidateAfter    *time.Duration
 	ExpireAfter         *time.Duration
+	// ExpireAfterSpec is expireAfter as a NodeClaim spells it ("720h",
+	// "Never").
+	ExpireAfterSpec karpv1.NillableDuration
 	Budgets             []karpv1.Budget
 	// TTLSecondsAfterEmpty is a v1alpha5 Provisioner's emptiness TTL.
 	TTLSecondsAfterEmpty *int64
@@ -104,6 +107,10 @@ func fromNodePool(s *cluster.State, np *karpv1.NodePool) *Pool {
 		sp.Requirements = append(sp.Requirements, scheduling.NodeSelectorRequirementWithMinValues{
 			NodeSelectorRequirement: corev1.NodeSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: r.Values}, MinValues: r.MinValues})
 	}
+	p.ExpireAfterSpec = t.Spec.ExpireAfter
+	if p.ExpireAfterSpec == "" {
+		p.ExpireAfterSpec = "720h"
+	}
 	p.Solver = sp
 	ref := t.Spec.NodeClassRef
 	if ref == nil {
@@ -137,9 +144,11 @@ func fromProvisioner(s *cluster.State, pr *v1alpha5.Provisioner) *Pool {
 		d := time.Duration(*spec.TTLSecondsAfterEmpty) * time.Second
 		p.ConsolidateAfter = &d
 	}
+	p.ExpireAfterSpec = karpv1.Never
 	if spec.TTLSecondsUntilExpired != nil {
 		d := time.Duration(*spec.TTLSecondsUntilExpired) * time.Second
 		p.ExpireAfter = &d
+		p.ExpireAfterSpec = karpv1.NillableDuration(fmt.Sprintf("%ds", *spec.TTLSecondsUntilExpired))
 	}
 	sp := &provisioning.NodePool{Name: pr.Name, UID: pr.UID, Labels: spec.Labels, Taints: spec.Taints, StartupTaints: spec.StartupTaints,
 		PoolLabel: v1alpha5.ProvisionerNameLabelKey}

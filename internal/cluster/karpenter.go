@@ -1,0 +1,35 @@
+package cluster
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// KarpenterState is what Karpenter keeps in memory between reconciles and
+// that changes observable results; berth persists it so that a run resumed
+// from disk behaves as one that never stopped.
+type KarpenterState struct {
+	// HostnameSeq numbers the placeholder hostnames of simulated NodeClaims
+	// (they appear in error messages).
+	HostnameSeq int64 `json:"hostnameSeq,omitempty"`
+	// Batch is the provisioner's open batching window, if any.
+	Batch *KarpenterBatch `json:"batch,omitempty"`
+	// Requeue is when each provisionable pod next triggers the provisioner
+	// (its pod controller requeues every 10 s), by uid.
+	Requeue map[types.UID]time.Time `json:"requeue,omitempty"`
+	// Nominated is, per node or NodeClaim name, when its nomination ends:
+	// a node pods were nominated to is neither empty nor disruptable.
+	Nominated map[string]time.Time `json:"nominated,omitempty"`
+	// Dedupe is when each deduplicated event may be published again, by
+	// key (reason and dedupe values, as Karpenter's recorder keys them).
+	Dedupe map[string]time.Time `json:"dedupe,omitempty"`
+}
+
+// KarpenterBatch is one batching window: it ends Idle after the last new
+// pod or Max after it opened, whichever comes first.
+type KarpenterBatch struct {
+	Start       time.Time   `json:"start"`
+	LastTrigger time.Time   `json:"lastTrigger"`
+	Pods        []types.UID `json:"pods,omitempty"`
+}
