@@ -174,10 +174,10 @@ func (c *Controller) schedule(s *cluster.State, pending []*corev1.Pod) error {
 	var pods []*corev1.Pod
 	for _, p := range pending {
 		// Karpenter only logs the pods it ignores ("ignoring pod").
-		if validatePod(p) != nil {
+		if validatePod(p) != nil || validateClaims(s, p) != nil {
 			continue
 		}
-		pods = append(pods, p)
+		pods = append(pods, injectVolumeTopology(s, p))
 	}
 	if len(pods) == 0 {
 		return nil
