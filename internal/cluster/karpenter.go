@@ -24,6 +24,18 @@ type KarpenterState struct {
 	// Dedupe is when each deduplicated event may be published again, by
 	// key (reason and dedupe values, as Karpenter's recorder keys them).
 	Dedupe map[string]time.Time `json:"dedupe,omitempty"`
+	// PodSets fingerprints the pods on each NodeClaim's node, to notice
+	// when a pod is bound there or leaves (lastPodEventTime).
+	PodSets map[string]string `json:"podSets,omitempty"`
+	// EmptinessCommand is an emptiness decision waiting for its validation.
+	EmptinessCommand *KarpenterCommand `json:"emptinessCommand,omitempty"`
+}
+
+// KarpenterCommand is a disruption decision over some NodeClaims, carried
+// out at ValidateAt if it still holds.
+type KarpenterCommand struct {
+	NodeClaims []string  `json:"nodeClaims"`
+	ValidateAt time.Time `json:"validateAt"`
 }
 
 // KarpenterBatch is one batching window: it ends Idle after the last new

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/karpenter/events"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/provisioning"
 )
@@ -30,8 +31,6 @@ const (
 	// max(2 x BatchMaxDuration, 10s).
 	nominationWindow = 2 * BatchMaxDuration
 )
-
-var source = cluster.EventSource{Component: Name}
 
 // Controller implements sim.Controller.
 type Controller struct {
@@ -66,6 +65,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		return changed, nil
 	}
 	ks.Batch = nil
+	events.PruneDedupe(s)
 	if err := c.schedule(s, pending); err != nil {
 		return true, err
 	}
@@ -276,27 +276,9 @@ func (c *Controller) nominate(s *cluster.State, name string) {
 	s.Karpenter.Nominated[name] = s.Now.Add(nominationWindow)
 }
 
-// publish records an event unless the same reason for the same object was
-// published within the dedupe window (Karpenter's recorder drops repeats,
-// it does not count them).
+// publish records a Karpenter event, deduplicated on reason and values.
 func (c *Controller) publish(s *cluster.State, ref corev1.ObjectReference, typ, reason, message string, dedupe time.Duration, values ...string) {
-	if dedupe == 0 {
-		dedupe = 2 * time.Minute
-	}
-	if len(values) > 0 {
-		key := reason
-		for _, v := range values {
-			key += "-" + v
-		}
-		if until, ok := s.Karpenter.Dedupe[key]; ok && s.Now.Before(until) {
-			return
-		}
-		if s.Karpenter.Dedupe == nil {
-			s.Karpenter.Dedupe = map[string]time.Time{}
-		}
-		s.Karpenter.Dedupe[key] = s.Now.Add(dedupe)
-	}
-	s.Record(source, ref, typ, reason, message)
+	events.Publish(s, events.Event{Regarding: ref, Type: typ, Reason: reason, Message: message, DedupeValues: values, DedupeTimeout: dedupe})
 }
 
 func podRef(p *corev1.Pod) corev1.ObjectReference { return cluster.Regarding("Pod", "v1", p) }
