@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // Scenario is one provisioning batch.
@@ -36,7 +37,7 @@ type Scenario struct {
 	// whose taints and labels they fit).
 	DaemonSets []*appsv1.DaemonSet `json:"daemonSets,omitempty"`
 
-	StorageClasses         []*storagev1.StorageClass      `json:"storageClasses,omitempty"`
+	StorageClasses         []*storagev1.StorageClass       `json:"storageClasses,omitempty"`
 	PersistentVolumes      []*corev1.PersistentVolume      `json:"persistentVolumes,omitempty"`
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
 
@@ -117,3 +118,15 @@ type PodError struct {
 
 // PodKey is the namespace/name the result uses for a pod.
 func PodKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
+
+// Marshal renders v (a Scenario or a Result) as YAML.
+func Marshal(v any) ([]byte, error) { return yaml.Marshal(v) }
+
+// Load parses a scenario file.
+func Load(data []byte) (*Scenario, error) {
+	var sc Scenario
+	if err := yaml.UnmarshalStrict(data, &sc); err != nil {
+		return nil, err
+	}
+	return &sc, nil
+}

@@ -18,6 +18,7 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -90,45 +91,149 @@ func Run(sc *scenario.Scenario) (*scenario.Result, error) {
 	return res, err
 }
 
-// RunTimed is Run that also reports the wall time of Provisioner.Schedule
-// (which includes Solve).
-func RunTimed(sc *scenario.Scenario) (*scenario.Result, time.Duration, error) {
-	env, err := NewEnv(context.Background(), sc)
-	if err != nil {
-		return nil, 0, err
-	}
-	start := time.Now()
-	results, err := env.Provisioner.Schedule(env.Ctx)
-	elapsed := time.Since(start)
-	if err != nil {
-		return nil, elapsed, fmt.Errorf("schedule: %w", err)
-	}
-	return Convert(results), elapsed, nil
+// Timing is the wall time of one provisioning pass.
+type Timing struct {
+	// Solve is Scheduler.Solve alone, the number to compare with berth.
+	Solve time.Duration
+	// Schedule is the whole pass: listing and validating pods, building the
+	// topology and scheduler, Solve and truncation.
+	Schedule time.Duration
 }
 
-// TimeSolve builds the scheduler exactly as Schedule does and times Solve
-// alone (no pod listing or validation), for the side-by-side baseline.
-func TimeSolve(sc *scenario.Scenario) (time.Duration, pscheduling.Results, error) {
+// RunTimed is Run that also reports timing.
+func RunTimed(sc *scenario.Scenario) (*scenario.Result, Timing, error) {
 	env, err := NewEnv(context.Background(), sc)
 	if err != nil {
-		return 0, pscheduling.Results{}, err
+		return nil, Timing{}, err
 	}
-	pods, err := env.Provisioner.GetPendingPods(env.Ctx)
-	if err != nil {
-		return 0, pscheduling.Results{}, err
-	}
-	opts := []pscheduling.Options{
-		pscheduling.DisableReservedCapacityFallback,
-		pscheduling.NumConcurrentReconciles(int(math.Ceil(float64(options.FromContext(env.Ctx).CPURequests) / 1000.0))),
-		pscheduling.MinValuesPolicy(options.FromContext(env.Ctx).MinValuesPolicy),
-	}
-	s, err := env.Provisioner.NewScheduler(env.Ctx, pods, env.Cluster.Nodes().Active(), opts...)
-	if err != nil {
-		return 0, pscheduling.Results{}, err
-	}
+	return env.Schedule(sc)
+}
+
+// Schedule is Provisioner.Schedule step by step, through its exported
+// pieces, so the result can be read between Solve and truncation:
+// GetPendingPods (validation), deleting nodes' pods, the options Schedule
+// passes, Provisioner.NewScheduler (pool weights, instance types, volume
+// topology, Topology, daemon overhead), Solve under the same one-minute
+// timeout, then Results.TruncateInstanceTypes. Skipped are only its side
+// effects on metrics, events and cluster-state nominations.
+func (e *Env) Schedule(sc *scenario.Scenario) (*scenario.Result, Timing, error) {
+	ctx := e.Ctx
+	var timing Timing
 	start := time.Now()
-	results, err := s.Solve(env.Ctx, pods)
-	return time.Since(start), results, err
+	nodes := e.Cluster.Nodes()
+	pending, err := e.Provisioner.GetPendingPods(ctx)
+	if err != nil {
+		return nil, timing, err
+	}
+	deleting, err := nodes.Deleting().CurrentlyReschedulablePods(ctx, e.Client)
+	if err != nil {
+		return nil, timing, err
+	}
+	pods := append(pending, deleting...)
+	out := &scenario.Result{}
+	if len(pods) > 0 {
+		opts := []pscheduling.Options{
+			pscheduling.DisableReservedCapacityFallback,
+			pscheduling.NumConcurrentReconciles(int(math.Ceil(float64(options.FromContext(ctx).CPURequests) / 1000.0))),
+			pscheduling.MinValuesPolicy(options.FromContext(ctx).MinValuesPolicy),
+		}
+		if options.FromContext(ctx).PreferencePolicy == options.PreferencePolicyIgnore {
+			opts = append(opts, pscheduling.IgnorePreferences)
+		}
+		s, err := e.Provisioner.NewScheduler(ctx, pods, nodes.Active(), opts...)
+		switch {
+		case errors.Is(err, provisioning.ErrNodePoolsNotFound):
+			// Schedule marks every pod with this decision and launches nothing.
+			for _, p := range pods {
+				out.Errors = append(out.Errors, scenario.PodError{Pod: scenario.PodKey(p), Error: "no nodepools found"})
+			}
+		case err != nil:
+			return nil, timing, fmt.Errorf("creating scheduler, %w", err)
+		default:
+			timeoutCtx, cancel := context.WithTimeout(ctx, time.Minute)
+			solveStart := time.Now()
+			results, err := s.Solve(timeoutCtx, pods)
+			timing.Solve = time.Since(solveStart)
+			cancel()
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return nil, timing, err
+			}
+			// Canonical order before truncation (which sorts the options in place).
+			canonical := map[*pscheduling.NodeClaim][]*cloudprovider.InstanceType{}
+			for _, nc := range results.NewNodeClaims {
+				canonical[nc] = canonicalOrder(nc.InstanceTypeOptions, nc.Requirements)
+			}
+			results = results.TruncateInstanceTypes(ctx, pscheduling.MaxInstanceTypes)
+			out = convert(results, canonical)
+		}
+	}
+	timing.Schedule = time.Since(start)
+	e.accountDropped(sc, out)
+	return out, timing, nil
+}
+
+// accountDropped reports pods the provisioner never handed to Solve: those
+// failing Provisioner.Validate (Schedule logs "ignoring pod") and those whose
+// volume topology could not be injected (logged and dropped).
+func (e *Env) accountDropped(sc *scenario.Scenario, out *scenario.Result) {
+	seen := map[string]bool{}
+	for _, c := range out.NodeClaims {
+		for _, p := range c.Pods {
+			seen[p] = true
+		}
+	}
+	for _, p := range out.Existing {
+		seen[p.Pod] = true
+	}
+	for _, p := range out.Errors {
+		seen[p.Pod] = true
+	}
+	added := false
+	for _, p := range sc.Pods {
+		key := scenario.PodKey(p)
+		if seen[key] {
+			continue
+		}
+		msg := "dropped before Solve: volume topology requirements could not be injected"
+		live := &corev1.Pod{}
+		if err := e.Client.Get(e.Ctx, client.ObjectKeyFromObject(p), live); err == nil {
+			if verr := e.Provisioner.Validate(e.Ctx, live); verr != nil {
+				msg = "ignoring pod, " + verr.Error()
+			}
+		}
+		out.Errors = append(out.Errors, scenario.PodError{Pod: key, Error: msg})
+		added = true
+	}
+	if added {
+		sort.Slice(out.Errors, func(i, j int) bool { return out.Errors[i].Pod < out.Errors[j].Pod })
+	}
+}
+
+// canonicalOrder is OrderByPrice with equal prices ordered by name, cut to
+// MaxInstanceTypes (as NodeClaimTemplate.ToNodeClaim cuts). Upstream sorts
+// with the unstable sort.Slice, so its order within a run of equal prices,
+// and which members of the run at the cut survive, is an accident of input
+// order; any choice among them is upstream-possible, this one reproducible.
+func canonicalOrder(its cloudprovider.InstanceTypes, reqs scheduling.Requirements) []*cloudprovider.InstanceType {
+	type priced struct {
+		it    *cloudprovider.InstanceType
+		price float64
+	}
+	list := make([]priced, 0, len(its))
+	for _, it := range its {
+		list = append(list, priced{it, cheapest(it, reqs)})
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].price != list[j].price {
+			return list[i].price < list[j].price
+		}
+		return list[i].it.Name < list[j].it.Name
+	})
+	out := make([]*cloudprovider.InstanceType, 0, min(len(list), pscheduling.MaxInstanceTypes))
+	for _, p := range lo.Slice(list, 0, pscheduling.MaxInstanceTypes) {
+		out = append(out, p.it)
+	}
+	return out
 }
 
 // NewEnv loads sc into a fresh fake client and cluster state.
@@ -314,13 +419,12 @@ func uid(parts ...string) types.UID {
 	return types.UID(s[0:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:32])
 }
 
-// Convert turns Schedule's Results into the neutral result.
-func Convert(r pscheduling.Results) *scenario.Result {
+// convert turns Solve's truncated Results into the neutral result;
+// canonical holds each claim's instance types in canonical price order.
+func convert(r pscheduling.Results, canonical map[*pscheduling.NodeClaim][]*cloudprovider.InstanceType) *scenario.Result {
 	out := &scenario.Result{}
 	for _, nc := range r.NewNodeClaims {
-		// The same ordering and cut ToNodeClaim applies to the claim's
-		// instance-type requirement (nodeclaimtemplate.go).
-		ordered := lo.Slice(nc.InstanceTypeOptions.OrderByPrice(nc.Requirements), 0, pscheduling.MaxInstanceTypes)
+		ordered := canonical[nc]
 		c := scenario.NodeClaim{
 			NodePool:      nc.NodePoolName,
 			Zones:         inValues(nc.Requirements, corev1.LabelTopologyZone),
