@@ -189,7 +189,7 @@ func (g *gen) pool(i int) {
 		info.taint = &t
 	}
 	if g.r.IntN(3) == 0 {
-		np.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: resource.MustParse(strconv.Itoa(8 + 8*g.r.IntN(12)))}
+		np.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: resource.MustParse(strconv.Itoa(16 + 16*g.r.IntN(8)))}
 	}
 	g.sc.NodePools = append(g.sc.NodePools, np)
 	g.pools = append(g.pools, info)
