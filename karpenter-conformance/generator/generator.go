@@ -148,7 +148,15 @@ func (g *gen) pool(i int) {
 				ObjectMeta: karpv1.ObjectMeta{Labels: map[string]string{"team": info.team}},
 				Spec: karpv1.NodeClaimTemplateSpec{
 					NodeClassRef: &karpv1.NodeClassReference{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "default"},
+					// The CRD defaults, spelled out: an unset NillableDuration
+					// serialises as "Never", which is not what the API server stores.
+					ExpireAfter: karpv1.MustParseNillableDuration("720h"),
 				},
+			},
+			Disruption: karpv1.Disruption{
+				ConsolidationPolicy: karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized,
+				ConsolidateAfter:    karpv1.MustParseNillableDuration("0s"),
+				Budgets:             []karpv1.Budget{{Nodes: "10%"}},
 			},
 		},
 	}
