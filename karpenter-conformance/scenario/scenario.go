@@ -33,8 +33,10 @@ type Scenario struct {
 	NodePools []*karpv1.NodePool `json:"nodePools"`
 	// Nodes are already in the cluster, with their bound pods.
 	Nodes []*Node `json:"nodes,omitempty"`
-	// DaemonSets add per-node overhead to new NodeClaims (and to existing nodes
-	// whose taints and labels they fit).
+	// DaemonSets add per-node overhead to new NodeClaims, and to existing nodes
+	// whose taints and labels they fit, less the daemon pods already bound there
+	// (a bound pod counts as the DaemonSet's when it has its controller
+	// ownerReference). No daemon pod is bound unless listed in Node.Pods.
 	DaemonSets []*appsv1.DaemonSet `json:"daemonSets,omitempty"`
 
 	StorageClasses         []*storagev1.StorageClass       `json:"storageClasses,omitempty"`
