@@ -161,8 +161,20 @@ func ownedBy(p *corev1.Pod, apiVersion, kind string) bool {
 	return false
 }
 
-// schedule runs one provisioning round over the pending pods.
-func (c *Controller) schedule(s *cluster.State, pending []*corev1.Pod) error {
+// Round is one provisioning round's decision and what it was made over.
+type Round struct {
+	Pools   []*pools.Pool
+	Results *provisioning.Results
+}
+
+// Decide runs the provisioning solve over the state as it is, without
+// writing anything: the pods given (or every provisionable pod when nil)
+// against the nodes, in-flight NodeClaims and ready pools. The
+// differential test against genuine Karpenter calls it directly.
+func Decide(s *cluster.State, catalog *pools.Catalog, pending []*corev1.Pod) (*Round, error) {
+	if pending == nil {
+		pending = provisionablePods(s)
+	}
 	all := pools.List(s)
 	var ready []*pools.Pool
 	for _, p := range all {
@@ -170,7 +182,7 @@ func (c *Controller) schedule(s *cluster.State, pending []*corev1.Pod) error {
 			ready = append(ready, p)
 		}
 	}
-	c.catalog.Resolve(s, ready)
+	catalog.Resolve(s, ready)
 	var pods []*corev1.Pod
 	for _, p := range pending {
 		// Karpenter only logs the pods it ignores ("ignoring pod").
@@ -179,25 +191,36 @@ func (c *Controller) schedule(s *cluster.State, pending []*corev1.Pod) error {
 		}
 		pods = append(pods, injectVolumeTopology(s, p))
 	}
+	round := &Round{Pools: ready, Results: &provisioning.Results{PodErrors: map[string]error{}}}
 	if len(pods) == 0 {
-		return nil
+		return round, nil
 	}
-	nodes := stateNodes(s, all)
-	in := &provisioning.Input{Nodes: nodes, Pods: pods, DaemonSetPods: daemonSetPods(s), HostnameSeq: &s.Karpenter.HostnameSeq,
+	if len(ready) == 0 {
+		// Karpenter logs "no nodepools found" and publishes nothing.
+		return round, nil
+	}
+	in := &provisioning.Input{Nodes: stateNodes(s, all), Pods: pods, DaemonSetPods: daemonSetPods(s), HostnameSeq: &s.Karpenter.HostnameSeq,
 		Cluster: clusterView(s)}
 	for _, p := range ready {
 		in.NodePools = append(in.NodePools, p.Solver)
 	}
-	if len(in.NodePools) == 0 {
-		for _, p := range pods {
-			c.publish(s, podRef(p), corev1.EventTypeWarning, "FailedScheduling", "Failed to schedule pod, no nodepools found", 5*time.Minute, string(p.UID))
-		}
-		return nil
-	}
 	res, err := provisioning.Solve(in)
+	if err != nil {
+		return nil, err
+	}
+	truncate(res)
+	round.Results = res
+	return round, nil
+}
+
+// schedule runs one provisioning round over the pending pods and carries
+// its decision out: events, nominations, NodeClaims.
+func (c *Controller) schedule(s *cluster.State, pending []*corev1.Pod) error {
+	round, err := Decide(s, c.catalog, pending)
 	if err != nil {
 		return err
 	}
+	res, ready := round.Results, round.Pools
 	for _, sk := range res.SkippedNodePools {
 		msg := "NodePool requirements filtered out all compatible available instance types"
 		if sk.MinValues {
@@ -207,7 +230,6 @@ func (c *Controller) schedule(s *cluster.State, pending []*corev1.Pod) error {
 			c.publish(s, poolRef(p), corev1.EventTypeWarning, "NoCompatibleInstanceTypes", msg, time.Minute, string(p.UID))
 		}
 	}
-	c.truncate(res)
 	for _, key := range sortedErrorKeys(res.PodErrors) {
 		p := s.Pods[key]
 		c.publish(s, podRef(p), corev1.EventTypeWarning, "FailedScheduling", fmt.Sprintf("Failed to schedule pod, %s", res.PodErrors[key]), 5*time.Minute, string(p.UID))
@@ -235,7 +257,7 @@ func (c *Controller) schedule(s *cluster.State, pending []*corev1.Pod) error {
 
 // truncate keeps at most MaxInstanceTypes per new NodeClaim without
 // breaking minValues; a claim that cannot keep them fails its pods.
-func (c *Controller) truncate(res *provisioning.Results) {
+func truncate(res *provisioning.Results) {
 	var kept []*provisioning.NewNodeClaim
 	for _, nc := range res.NewNodeClaims {
 		its, err := nc.InstanceTypes.Truncate(nc.Requirements, provisioning.MaxInstanceTypes)
