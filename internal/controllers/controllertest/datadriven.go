@@ -234,6 +234,8 @@ func (h *harness) delete(d *datadriven.TestData) (string, error) {
 	}
 	if pod, isPod := obj.(*corev1.Pod); isPod {
 		h.s.DeletePod(pod)
+	} else if h.s.MarkDeleting(obj.(metav1.Object)) {
+		// A finalizer holds it until its controller lets go.
 	} else {
 		kind.Remove(h.s, key)
 		h.s.Bump()
