@@ -265,7 +265,7 @@ func (c *Controller) launch(s *cluster.State, nc *karpv1.NodeClaim, list []*pool
 // failLaunch publishes InsufficientCapacityError and deletes the NodeClaim
 // (nothing was launched, so its finalizer goes with it).
 func failLaunch(s *cluster.State, nc *karpv1.NodeClaim, err error) {
-	s.Record(source, cluster.Regarding("NodeClaim", karpv1.SchemeGroupVersion.String(), nc), corev1.EventTypeWarning,
+	publish(s, cluster.Regarding("NodeClaim", karpv1.SchemeGroupVersion.String(), nc), corev1.EventTypeWarning,
 		ReasonInsufficientCapacityError, fmt.Sprintf("NodeClaim %s event: %s", nc.Name, truncateMessage(err.Error())))
 	removeClaim(s, nc)
 }

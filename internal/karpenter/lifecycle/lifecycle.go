@@ -79,6 +79,24 @@ const (
 
 var source = cluster.EventSource{Component: Component}
 
+// DedupeTimeout is how long Karpenter's event recorder drops an event whose
+// reason and object repeat one it published (pkg/events/recorder.go; every
+// event berth publishes carries the object's name as its dedupe value).
+const DedupeTimeout = 2 * time.Minute
+
+// publish records an event unless the same reason was published for the
+// same object less than DedupeTimeout ago, whatever the message. It
+// reports whether it recorded one.
+func publish(s *cluster.State, ref corev1.ObjectReference, eventType, reason, message string) bool {
+	for _, e := range s.EventsFor(ref.Kind, ref.Namespace, ref.Name) {
+		if e.Source.Component == Component && e.Reason == reason && s.Now.Sub(e.LastTimestamp.Time) < DedupeTimeout {
+			return false
+		}
+	}
+	s.Record(source, ref, eventType, reason, message)
+	return true
+}
+
 // Controller implements sim.Controller.
 type Controller struct {
 	catalog *pools.Catalog

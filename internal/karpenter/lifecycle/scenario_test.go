@@ -14,9 +14,12 @@ import (
 
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/controllers/controllertest"
+	"github.com/berth-sim/berth/internal/controllers/daemonset"
+	"github.com/berth-sim/berth/internal/controllers/deployment"
 	"github.com/berth-sim/berth/internal/controllers/disruption"
 	"github.com/berth-sim/berth/internal/controllers/garbagecollector"
 	"github.com/berth-sim/berth/internal/controllers/kubelet"
+	"github.com/berth-sim/berth/internal/controllers/replicaset"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
 	"github.com/berth-sim/berth/internal/sim"
 	"github.com/berth-sim/berth/internal/view"
@@ -36,7 +39,8 @@ func TestScenarios(t *testing.T) {
 		"claim":    showClaim,
 		"nodeinfo": showNode,
 	}, func() []sim.Controller {
-		return []sim.Controller{garbagecollector.New(), controllertest.Binder{}, kubelet.New(), disruption.New(), New(nil)}
+		return []sim.Controller{garbagecollector.New(), deployment.New(), replicaset.New(), daemonset.New(),
+			controllertest.Binder{}, kubelet.New(), disruption.New(), New(nil)}
 	})
 }
 

@@ -18,10 +18,6 @@ import (
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
 )
 
-// DrainWaveInterval is the pause between two passes of a drain that made
-// progress: the node termination controller requeues after 1 s.
-const DrainWaveInterval = time.Second
-
 // labelExcludeFromLB is set with the disrupted taint so load balancers stop
 // sending traffic to the node.
 const labelExcludeFromLB = corev1.LabelNodeExcludeBalancers
@@ -112,8 +108,9 @@ func taintDisrupted(s *cluster.State, node *corev1.Node) bool {
 // no pod is left waiting for eviction. Otherwise it publishes
 // FailedDraining, evicts the first non-empty wave (non-critical
 // non-DaemonSet, non-critical DaemonSet, critical non-DaemonSet, critical
-// DaemonSet) and wakes up later. Passes are at least DrainWaveInterval
-// apart.
+// DaemonSet). Evicted pods go at once in berth, so the next wave follows
+// in the same instant (upstream requeues after 1 s and waits for the pods
+// to terminate).
 func (c *Controller) drained(s *cluster.State, node *corev1.Node, nc *karpv1.NodeClaim, changed *bool) bool {
 	waves := make([][]*corev1.Pod, 4)
 	total := 0
@@ -134,17 +131,15 @@ func (c *Controller) drained(s *cluster.State, node *corev1.Node, nc *karpv1.Nod
 	if total == 0 {
 		return true
 	}
-	if last := lastDrainAttempt(s, node); last != nil && s.Now.Before(last.Add(DrainWaveInterval)) {
-		wakeDrain(s, last.Add(DrainWaveInterval), node.Name, true)
-		return false
-	}
 	ref := cluster.Regarding("Node", "v1", node)
-	s.Record(source, ref, corev1.EventTypeWarning, ReasonFailedDraining,
-		fmt.Sprintf("Failed to drain node, %d pods are waiting to be evicted", total))
+	if publish(s, ref, corev1.EventTypeWarning, ReasonFailedDraining,
+		fmt.Sprintf("Failed to drain node, %d pods are waiting to be evicted", total)) {
+		*changed = true
+	}
 	if nc != nil && setCondition(s, nc, ConditionDrained, metav1.ConditionUnknown, "Draining", "Draining") {
 		write(s, nc)
+		*changed = true
 	}
-	*changed = true
 	evicted := false
 	for _, wave := range waves {
 		if len(wave) == 0 {
@@ -158,42 +153,24 @@ func (c *Controller) drained(s *cluster.State, node *corev1.Node, nc *karpv1.Nod
 			var ee *disruption.EvictionError
 			switch {
 			case err == nil:
-				evicted = true
-				s.Record(source, cluster.Regarding("Pod", "v1", p), corev1.EventTypeNormal, ReasonEvicted,
+				evicted, *changed = true, true
+				publish(s, cluster.Regarding("Pod", "v1", p), corev1.EventTypeNormal, ReasonEvicted,
 					"Evicted pod: "+evictionReason(nc))
 			case errors.As(err, &ee) && ee.Code == http.StatusTooManyRequests:
-				s.Record(source, ref, corev1.EventTypeWarning, ReasonFailedDraining,
-					fmt.Sprintf("Failed to drain node, evicting pod violates a PDB (Pod=%s/%s)", p.Namespace, p.Name))
+				if publish(s, ref, corev1.EventTypeWarning, ReasonFailedDraining,
+					fmt.Sprintf("Failed to drain node, evicting pod violates a PDB (Pod=%s/%s)", p.Namespace, p.Name)) {
+					*changed = true
+				}
 			}
 		}
 		break
 	}
-	if evicted {
-		wakeDrain(s, s.Now.Add(DrainWaveInterval), node.Name, true)
-	} else {
-		// Blocked (PDB, do-not-disrupt): any change wakes the controllers
-		// anyway; the retry itself only fires under advance.
-		wakeDrain(s, s.Now.Add(DrainRetryInterval), node.Name, false)
+	if !evicted {
+		// Blocked (PDB, do-not-disrupt): the change that unblocks it runs
+		// the controllers anyway; the retry itself only fires under advance.
+		controllerutil.AddTimerOnce(s, cluster.Timer{At: s.Now.Add(DrainRetryInterval), Owner: Name, Object: "node/" + node.Name})
 	}
 	return false
-}
-
-func wakeDrain(s *cluster.State, t time.Time, node string, settling bool) {
-	controllerutil.AddTimerOnce(s, cluster.Timer{At: t, Owner: Name, Object: "node/" + node, Settling: settling})
-}
-
-// lastDrainAttempt is when the node's last FailedDraining was published.
-func lastDrainAttempt(s *cluster.State, node *corev1.Node) *time.Time {
-	var last *time.Time
-	for _, e := range s.EventsFor("Node", "", node.Name) {
-		if e.Reason != ReasonFailedDraining || e.Source.Component != Component || e.InvolvedObject.UID != node.UID {
-			continue
-		}
-		if t := e.LastTimestamp.Time; last == nil || t.After(*last) {
-			last = &t
-		}
-	}
-	return last
 }
 
 // evictionReason is the disruption reason of the claim, else "Forceful
