@@ -16,6 +16,7 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/statefulset"
 	"github.com/berth-sim/berth/internal/controllers/tainteviction"
 	"github.com/berth-sim/berth/internal/controllers/volume"
+	"github.com/berth-sim/berth/internal/karpenter/lifecycle"
 	"github.com/berth-sim/berth/internal/podnet"
 	"github.com/berth-sim/berth/internal/scheduler"
 	"github.com/berth-sim/berth/internal/sim"
@@ -43,8 +44,9 @@ func (a *App) controllers(s *cluster.State) []sim.Controller {
 // Controllers returns the reconcile loops in the order the sim runs them:
 // the garbage collector removes what lost its owners, workload controllers create pods (and claims), the volume binder binds what
 // it can before the scheduler binds pods, the kubelet starts them, taint
-// eviction removes what may not stay, and the disruption controller keeps
-// budgets current.
+// eviction removes what may not stay, the disruption controller keeps
+// budgets current, and Karpenter's lifecycle launches, registers and
+// terminates NodeClaims' nodes.
 func Controllers(s *cluster.State) []sim.Controller {
 	return []sim.Controller{
 		garbagecollector.New(),
@@ -60,5 +62,7 @@ func Controllers(s *cluster.State) []sim.Controller {
 		nodelifecycle.New(),
 		tainteviction.New(),
 		disruption.New(),
+		// Karpenter's NodeClaim lifecycle: nothing to do until NodeClaims exist.
+		lifecycle.New(nil),
 	}
 }
