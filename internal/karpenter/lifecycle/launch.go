@@ -232,11 +232,14 @@ func capacityTypeFor(its instancetype.InstanceTypes, reqs scheduling.Requirement
 func (c *Controller) launch(s *cluster.State, nc *karpv1.NodeClaim, list []*pools.Pool) (bool, error) {
 	pool := pools.Of(list, nc.Labels)
 	if pool == nil || pool.NotReady != "" {
-		why := "NodePool not found"
+		// Upstream resolves the node class from spec.nodeClassRef alone;
+		// berth lists instance types per pool, so a claim whose pool is
+		// gone fails the same way (docs/karpenter-lifecycle.md#launch).
+		why := fmt.Sprintf("nodepools.karpenter.sh %q not found", nc.Labels[scheduling.NodePoolLabelKey])
 		if pool != nil {
 			why = pool.NotReady
 		}
-		failLaunch(s, nc, fmt.Errorf("creating instance, insufficient capacity, resolving nodeclass, %s", why))
+		failLaunch(s, nc, fmt.Errorf("insufficient capacity, resolving nodeclass, %s", why))
 		return false, nil
 	}
 	// The catalog's list is shared; selection sorts a copy.
