@@ -227,9 +227,10 @@ func capacityTypeFor(its instancetype.InstanceTypes, reqs scheduling.Requirement
 	return scheduling.CapacityTypeOnDemand
 }
 
-// launch creates the instance for nc and fills in its status; it reports
-// false when the NodeClaim was deleted instead (insufficient capacity).
-func (c *Controller) launch(s *cluster.State, nc *karpv1.NodeClaim, list []*pools.Pool) (bool, error) {
+// launch creates the instance for nc and fills in its status. It reports
+// whether nc was launched, and whether it changed anything (a failed launch
+// deletes the NodeClaim or marks it for a retry).
+func (c *Controller) launch(s *cluster.State, nc *karpv1.NodeClaim, list []*pools.Pool) (launched, changed bool) {
 	pool := pools.Of(list, nc.Labels)
 	if pool == nil || pool.NotReady != "" {
 		// Upstream resolves the node class from spec.nodeClassRef alone;
@@ -240,29 +241,34 @@ func (c *Controller) launch(s *cluster.State, nc *karpv1.NodeClaim, list []*pool
 			why = pool.NotReady
 		}
 		failLaunch(s, nc, fmt.Errorf("insufficient capacity, resolving nodeclass, %s", why))
-		return false, nil
+		return false, true
 	}
 	// The catalog's list is shared; selection sorts a copy.
 	its := append(instancetype.InstanceTypes(nil), c.catalog.InstanceTypes(s, pool)...)
 	l, err := SelectInstance(its, Requirements(nc), nc.Spec.Resources.Requests)
 	if errors.Is(err, errAllUnavailable) {
 		failLaunch(s, nc, err)
-		return false, nil
+		return false, true
 	}
 	if err != nil {
 		// A CreateError: Launched stays Unknown with the reason, and the
 		// launch is tried again (the liveness timeout is not modelled).
 		if setCondition(s, nc, ConditionLaunched, metav1.ConditionUnknown, "InstanceTypeFilteringFailed", "Error truncating instance types based on the passed-in requirements") {
 			write(s, nc)
+			changed = true
 		}
-		wake(s, s.Now.Add(DrainRetryInterval), nc.Name)
-		return false, nil
+		next := s.Now.Add(LaunchRetryInterval)
+		if ttl := findCondition(nc, ConditionRegistered).LastTransitionTime.Add(RegistrationTTL); ttl.Before(next) {
+			next = ttl // the liveness check deletes it then
+		}
+		wake(s, next, nc.Name)
+		return false, changed
 	}
 	populate(s, nc, pool, l)
 	setTrue(s, nc, ConditionLaunched)
 	write(s, nc)
 	s.NoteChange() // the claim's capacity is now known to the provisioner
-	return true, nil
+	return true, true
 }
 
 // failLaunch publishes InsufficientCapacityError and deletes the NodeClaim

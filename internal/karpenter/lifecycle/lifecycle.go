@@ -45,6 +45,13 @@ const (
 	// startup taints wait for (a CNI, a device plugin) removes them; berth
 	// plays that agent.
 	StartupTaintRemovalDelay = 5 * time.Second
+	// LaunchRetryInterval is how often a launch that failed with an error
+	// other than insufficient capacity is tried again (upstream's failure
+	// back-off grows from 1 s to 1 min).
+	LaunchRetryInterval = 10 * time.Second
+	// RegistrationTTL is how long a NodeClaim may stay unregistered
+	// (lifecycle/liveness.go registrationTTL).
+	RegistrationTTL = 15 * time.Minute
 	// DrainRetryInterval is how often a drain that an eviction could not
 	// finish is tried again: the eviction queue's back-off ceiling (10 s).
 	DrainRetryInterval = 10 * time.Second
@@ -138,6 +145,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		}
 		changed = ch || changed
 	}
+	var claims map[types.UID]bool
 	for _, name := range cluster.SortedKeys(s.Nodes) {
 		node, ok := s.Nodes[name]
 		if !ok || !slices.Contains(node.Finalizers, TerminationFinalizer) {
@@ -147,7 +155,13 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 			// The NodeClaim owning it went without a finalize (it cannot
 			// here, but a state may say so): Karpenter's garbage collection
 			// removes such a node.
-			if ref := claimRef(node); ref != nil && claimByUID(s, ref.UID) == nil {
+			if claims == nil {
+				claims = map[types.UID]bool{}
+				for _, nc := range s.NodeClaims {
+					claims[nc.UID] = true
+				}
+			}
+			if ref := claimRef(node); ref != nil && !claims[ref.UID] {
 				changed = s.MarkDeleting(node) || changed
 			} else {
 				continue
@@ -175,15 +189,22 @@ func (c *Controller) reconcile(s *cluster.State, nc *karpv1.NodeClaim, list []*p
 	if changed {
 		write(s, nc)
 	}
+	if reg := findCondition(nc, ConditionRegistered); reg.Status != metav1.ConditionTrue {
+		// Liveness: a claim not registered 15 minutes after it was
+		// created is deleted (only a launch that keeps failing gets here).
+		if !s.Now.Before(reg.LastTransitionTime.Add(RegistrationTTL)) {
+			return s.MarkDeleting(nc) || changed, nil
+		}
+	}
 	if !isTrue(nc, ConditionLaunched) {
 		due := nc.CreationTimestamp.Add(LaunchDelay)
 		if s.Now.Before(due) {
 			wake(s, due, nc.Name)
 			return changed, nil
 		}
-		launched, err := c.launch(s, nc, list)
-		if err != nil || !launched {
-			return true, err
+		launched, ch := c.launch(s, nc, list)
+		if !launched {
+			return ch || changed, nil
 		}
 		changed = true
 	}
@@ -322,15 +343,6 @@ func claimRef(node *corev1.Node) *metav1.OwnerReference {
 	for i, r := range node.OwnerReferences {
 		if r.Kind == "NodeClaim" && strings.HasPrefix(r.APIVersion, karpv1.Group+"/") {
 			return &node.OwnerReferences[i]
-		}
-	}
-	return nil
-}
-
-func claimByUID(s *cluster.State, uid types.UID) *karpv1.NodeClaim {
-	for _, nc := range s.NodeClaims {
-		if nc.UID == uid {
-			return nc
 		}
 	}
 	return nil
