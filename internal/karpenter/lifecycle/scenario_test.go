@@ -61,6 +61,12 @@ func createNodeClaim(s *cluster.State, d *datadriven.TestData) (string, error) {
 		return "", err
 	}
 	nc.APIVersion, nc.Kind = karpv1.SchemeGroupVersion.String(), "NodeClaim"
+	// The provisioner makes the NodePool the claim's owner.
+	if np, ok := s.NodePools[nc.Labels[karpv1.Group+"/nodepool"]]; ok {
+		yes := true
+		nc.OwnerReferences = []metav1.OwnerReference{{APIVersion: karpv1.SchemeGroupVersion.String(), Kind: "NodePool",
+			Name: np.Name, UID: np.UID, BlockOwnerDeletion: &yes}}
+	}
 	nc.UID = types.UID(s.NewUID())
 	nc.CreationTimestamp = metav1.NewTime(s.Now)
 	nc.Generation = 1
