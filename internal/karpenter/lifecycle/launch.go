@@ -90,8 +90,10 @@ func SelectInstance(its instancetype.InstanceTypes, reqs scheduling.Requirements
 // nothing leaves nothing: the launch fails.
 func filterInstanceTypes(its instancetype.InstanceTypes, reqs scheduling.Requirements, requests corev1.ResourceList) instancetype.InstanceTypes {
 	var compatible instancetype.InstanceTypes
+	// Claims list their types by name: rule the others out cheaply first.
+	names := reqs.Get(corev1.LabelInstanceTypeStable)
 	for _, it := range its {
-		if !reqs.IsCompatible(it.Requirements, allowWellKnown) || !fits(requests, it.Allocatable()) {
+		if !names.Has(it.Name) || !reqs.IsCompatible(it.Requirements, allowWellKnown) || !fits(requests, it.Allocatable()) {
 			continue
 		}
 		if len(it.Offerings.Compatible(reqs).Available()) != 0 {
