@@ -16,6 +16,8 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/statefulset"
 	"github.com/berth-sim/berth/internal/controllers/tainteviction"
 	"github.com/berth-sim/berth/internal/controllers/volume"
+	karpdisruption "github.com/berth-sim/berth/internal/karpenter/disruption"
+	"github.com/berth-sim/berth/internal/karpenter/lifecycle"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/provisioner"
 	"github.com/berth-sim/berth/internal/podnet"
@@ -45,8 +47,12 @@ func (a *App) controllers(s *cluster.State) []sim.Controller {
 // Controllers returns the reconcile loops in the order the sim runs them:
 // the garbage collector removes what lost its owners, workload controllers create pods (and claims), the volume binder binds what
 // it can before the scheduler binds pods, the kubelet starts them, taint
-// eviction removes what may not stay, and the disruption controller keeps
-// budgets current.
+// eviction removes what may not stay, the disruption controller keeps
+// budgets current; Karpenter's provisioner creates NodeClaims for pods
+// nothing can hold, its lifecycle launches, registers and terminates their
+// nodes, and its disruption removes empty and expired ones. The
+// provisioner and the lifecycle share one instance-type catalog, so both
+// see the same unavailable offerings.
 func Controllers(s *cluster.State) []sim.Controller {
 	catalog := pools.NewCatalog()
 	return []sim.Controller{
@@ -64,5 +70,7 @@ func Controllers(s *cluster.State) []sim.Controller {
 		nodelifecycle.New(),
 		tainteviction.New(),
 		disruption.New(),
+		lifecycle.New(catalog),
+		karpdisruption.New(),
 	}
 }

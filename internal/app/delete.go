@@ -168,7 +168,9 @@ func deleteObject(s *cluster.State, kind, namespace, name string) {
 			s.DeletePod(p)
 		}
 	case "Node":
-		if _, ok := s.Nodes[key]; ok {
+		if n, ok := s.Nodes[key]; ok && s.MarkDeleting(n) {
+			// Karpenter's finalizer: its termination controller drains the node.
+		} else if ok {
 			delete(s.Nodes, key)
 			order := s.Scheduler.NodeOrder[:0]
 			for _, n := range s.Scheduler.NodeOrder {
@@ -193,9 +195,13 @@ func deleteObject(s *cluster.State, kind, namespace, name string) {
 		s.Events = kept
 	default:
 		for _, k := range cluster.Kinds {
-			if k.GVK.Kind == kind {
-				k.Remove(s, key)
+			if k.GVK.Kind != kind {
+				continue
 			}
+			if obj, ok := k.Get(s, key); ok && s.MarkDeleting(obj.(metav1.Object)) {
+				continue // Karpenter's finalizer holds it
+			}
+			k.Remove(s, key)
 		}
 	}
 	s.NoteChange()

@@ -97,7 +97,8 @@ type State struct {
 	PersistentVolumeClaims map[string]*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
 	StorageClasses         map[string]*storagev1.StorageClass       `json:"storageClasses,omitempty"`
 	CSINodes               map[string]*storagev1.CSINode            `json:"csiNodes,omitempty"`
-	// Karpenter's objects (docs/karpenter-apis.md).
+	// Karpenter's objects (docs/karpenter-apis.md); NodeClaims are launched,
+	// registered and terminated by internal/karpenter/lifecycle.
 	NodePools        map[string]*karpv1.NodePool              `json:"nodePools,omitempty"`
 	NodeClaims       map[string]*karpv1.NodeClaim             `json:"nodeClaims,omitempty"`
 	EC2NodeClasses   map[string]*karpv1.EC2NodeClass          `json:"ec2NodeClasses,omitempty"`

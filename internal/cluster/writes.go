@@ -1,6 +1,11 @@
 package cluster
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // Writes the API server makes on behalf of its clients. Controllers, the
 // scheduler and the CLI call these rather than editing the maps and
@@ -36,5 +41,51 @@ func (s *State) UpdatePodStatus(pod *corev1.Pod, update func(*corev1.PodStatus) 
 		return false
 	}
 	pod.ResourceVersion = s.Bump()
+	return true
+}
+
+// DeleteNode removes a node at once, with the pods bound to it (the pod
+// garbage collector removes pods of a node that is gone), and drops it from
+// the scheduler's node order. Deleting a node that is already gone does
+// nothing.
+func (s *State) DeleteNode(name string) {
+	if _, ok := s.Nodes[name]; !ok {
+		return
+	}
+	delete(s.Nodes, name)
+	order := s.Scheduler.NodeOrder[:0]
+	for _, n := range s.Scheduler.NodeOrder {
+		if n != name {
+			order = append(order, n)
+		}
+	}
+	s.Scheduler.NodeOrder = order
+	for _, p := range s.PodsOnNode(name) {
+		s.DeletePod(p)
+	}
+	s.Bump()
+	s.NoteChange()
+}
+
+// KarpenterTerminationFinalizer is the finalizer Karpenter puts on the
+// NodeClaims and Nodes it manages (karpenter.sh/termination).
+const KarpenterTerminationFinalizer = "karpenter.sh/termination"
+
+// MarkDeleting is a DELETE of an object that carries Karpenter's termination
+// finalizer: the API server only sets metadata.deletionTimestamp, and
+// Karpenter's termination controller removes the object once it has drained
+// and terminated it (docs/karpenter-lifecycle.md#termination). It reports
+// false, doing nothing, for an object without that finalizer: the caller
+// removes it as usual. berth models no other finalizer this way.
+func (s *State) MarkDeleting(m metav1.Object) bool {
+	if !slices.Contains(m.GetFinalizers(), KarpenterTerminationFinalizer) {
+		return false
+	}
+	if m.GetDeletionTimestamp() == nil {
+		now := metav1.NewTime(s.Now)
+		m.SetDeletionTimestamp(&now)
+		m.SetResourceVersion(s.Bump())
+		s.NoteChange()
+	}
 	return true
 }

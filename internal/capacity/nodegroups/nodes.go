@@ -26,11 +26,11 @@ const (
 	LabelZoneID                      = "topology.k8s.aws/zone-id"
 
 	// Deprecated labels kubelet and the cloud provider still set.
-	labelBetaArch         = "beta.kubernetes.io/arch"
-	labelBetaOS           = "beta.kubernetes.io/os"
-	labelBetaInstanceType = "beta.kubernetes.io/instance-type"
-	labelFailureRegion    = "failure-domain.beta.kubernetes.io/region"
-	labelFailureZone      = "failure-domain.beta.kubernetes.io/zone"
+	LabelBetaArch         = "beta.kubernetes.io/arch"
+	LabelBetaOS           = "beta.kubernetes.io/os"
+	LabelBetaInstanceType = "beta.kubernetes.io/instance-type"
+	LabelFailureRegion    = "failure-domain.beta.kubernetes.io/region"
+	LabelFailureZone      = "failure-domain.beta.kubernetes.io/zone"
 
 	CapacityTypeOnDemand = "ON_DEMAND"
 	CapacityTypeSpot     = "SPOT"
@@ -38,9 +38,9 @@ const (
 
 // Node annotations kubelet and the attach/detach controller set.
 const (
-	annotationProvidedNodeIP   = "alpha.kubernetes.io/provided-node-ip"
-	annotationTTL              = "node.alpha.kubernetes.io/ttl"
-	annotationControllerAttach = "volumes.kubernetes.io/controller-managed-attach-detach"
+	AnnotationProvidedNodeIP   = "alpha.kubernetes.io/provided-node-ip"
+	AnnotationTTL              = "node.alpha.kubernetes.io/ttl"
+	AnnotationControllerAttach = "volumes.kubernetes.io/controller-managed-attach-detach"
 )
 
 // defaultInstanceType is eksctl's DefaultNodeType, used if a group names none.
@@ -50,8 +50,8 @@ const defaultInstanceType = "m5.large"
 // creates with a new node group.
 const launchTemplateVersion = "1"
 
-// kubeletPort is the kubelet's default server port.
-const kubeletPort = 10250
+// KubeletPort is the kubelet's default server port.
+const KubeletPort = 10250
 
 // CreateNodes brings the group up to ng.DesiredSize nodes and returns the
 // nodes it added (nodes of the group already in the state count towards the
@@ -205,15 +205,15 @@ func NodeLabels(info cluster.Info, ng cluster.NodeGroup, it *aws.InstanceType, z
 	}
 	for k, v := range map[string]string{
 		corev1.LabelArchStable:         it.Arch,
-		labelBetaArch:                  it.Arch,
+		LabelBetaArch:                  it.Arch,
 		corev1.LabelOSStable:           nodeOS,
-		labelBetaOS:                    nodeOS,
+		LabelBetaOS:                    nodeOS,
 		corev1.LabelInstanceTypeStable: it.Name,
-		labelBetaInstanceType:          it.Name,
+		LabelBetaInstanceType:          it.Name,
 		corev1.LabelTopologyRegion:     region,
-		labelFailureRegion:             region,
+		LabelFailureRegion:             region,
 		corev1.LabelTopologyZone:       zone,
-		labelFailureZone:               zone,
+		LabelFailureZone:               zone,
 		LabelZoneID:                    zoneID,
 		LabelEksctlNodeGroupName:       ng.Name,
 	} {
@@ -272,9 +272,9 @@ func BuildNode(s *cluster.State, ng cluster.NodeGroup, it *aws.InstanceType, zon
 			CreationTimestamp: now,
 			Labels:            labels,
 			Annotations: map[string]string{
-				annotationProvidedNodeIP:   ip,
-				annotationTTL:              "0",
-				annotationControllerAttach: "true",
+				AnnotationProvidedNodeIP:   ip,
+				AnnotationTTL:              "0",
+				AnnotationControllerAttach: "true",
 			},
 		},
 		Spec: corev1.NodeSpec{
@@ -284,22 +284,22 @@ func BuildNode(s *cluster.State, ng cluster.NodeGroup, it *aws.InstanceType, zon
 		Status: corev1.NodeStatus{
 			Capacity:    capacity,
 			Allocatable: allocatable,
-			Conditions:  readyConditions(now),
+			Conditions:  ReadyConditions(now),
 			Addresses: []corev1.NodeAddress{
 				{Type: corev1.NodeInternalIP, Address: ip},
 				{Type: corev1.NodeInternalDNS, Address: name},
 				{Type: corev1.NodeHostName, Address: name},
 			},
-			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: kubeletPort}},
+			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: KubeletPort}},
 			NodeInfo:        info,
 		},
 	}
 	return node, nil
 }
 
-// readyConditions are the conditions kubelet posts on a healthy node, in
+// ReadyConditions are the conditions kubelet posts on a healthy node, in
 // kubelet's order and with its reasons and messages.
-func readyConditions(now metav1.Time) []corev1.NodeCondition {
+func ReadyConditions(now metav1.Time) []corev1.NodeCondition {
 	cond := func(t corev1.NodeConditionType, status corev1.ConditionStatus, reason, message string) corev1.NodeCondition {
 		return corev1.NodeCondition{Type: t, Status: status, LastHeartbeatTime: now, LastTransitionTime: now, Reason: reason, Message: message}
 	}

@@ -47,8 +47,19 @@ import (
 // Regenerate expected output with -rewrite and review the diff.
 func RunScenarios(t *testing.T, dir string, controllers func() []sim.Controller) {
 	t.Helper()
+	RunScenariosWith(t, dir, nil, controllers)
+}
+
+// Directive is a directive a package adds to its own scenarios (to create
+// objects admission does not take, or print what its story is about).
+type Directive func(s *cluster.State, d *datadriven.TestData) (string, error)
+
+// RunScenariosWith is RunScenarios with extra directives by name; they
+// cannot replace the built-in ones.
+func RunScenariosWith(t *testing.T, dir string, extra map[string]Directive, controllers func() []sim.Controller) {
+	t.Helper()
 	datadriven.Walk(t, dir, func(t *testing.T, path string) {
-		h := &harness{s: NewState(), ctrls: controllers(), seen: map[string]int32{}}
+		h := &harness{s: NewState(), ctrls: controllers(), seen: map[string]int32{}, extra: extra}
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			out, err := h.run(d)
 			if err != nil {
@@ -65,7 +76,8 @@ type harness struct {
 	ctrls []sim.Controller
 	// seen is each event's count as last printed, by event name, so that
 	// `events` shows new events and repeats folded into old ones.
-	seen map[string]int32
+	seen  map[string]int32
+	extra map[string]Directive
 }
 
 func (h *harness) run(d *datadriven.TestData) (string, error) {
@@ -105,6 +117,9 @@ func (h *harness) run(d *datadriven.TestData) (string, error) {
 			return "", fmt.Errorf("usage: get KIND")
 		}
 		return h.get(d.CmdArgs[0].Key)
+	}
+	if f, ok := h.extra[d.Cmd]; ok {
+		return f(h.s, d)
 	}
 	return "", fmt.Errorf("unknown directive %q", d.Cmd)
 }
@@ -234,6 +249,8 @@ func (h *harness) delete(d *datadriven.TestData) (string, error) {
 	}
 	if pod, isPod := obj.(*corev1.Pod); isPod {
 		h.s.DeletePod(pod)
+	} else if h.s.MarkDeleting(obj.(metav1.Object)) {
+		// A finalizer holds it until its controller lets go.
 	} else {
 		kind.Remove(h.s, key)
 		h.s.Bump()

@@ -41,6 +41,11 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 				}
 				if pod, ok := obj.(*corev1.Pod); ok {
 					s.DeletePod(pod)
+				} else if wasDeleting := m.GetDeletionTimestamp() != nil; s.MarkDeleting(m) {
+					// Karpenter's finalizer holds it: marked once, then left
+					// to its termination controller.
+					changed = changed || !wasDeleting
+					continue
 				} else {
 					k.Remove(s, cluster.Key(m.GetNamespace(), m.GetName()))
 					s.Bump()

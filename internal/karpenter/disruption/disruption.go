@@ -376,15 +376,7 @@ func disrupt(s *cluster.State, cand candidate, reason string) {
 
 // deleteClaim starts a NodeClaim's deletion; its finalizer holds it while
 // termination drains the node.
-func deleteClaim(s *cluster.State, nc *karpv1.NodeClaim) {
-	if nc.DeletionTimestamp != nil {
-		return
-	}
-	now := metav1.NewTime(s.Now)
-	nc.DeletionTimestamp = &now
-	nc.ResourceVersion = s.Bump()
-	s.NoteChange()
-}
+func deleteClaim(s *cluster.State, nc *karpv1.NodeClaim) { s.MarkDeleting(nc) }
 
 func hasTaint(n *corev1.Node, key string) bool {
 	for _, t := range n.Spec.Taints {

@@ -32,9 +32,11 @@ type Event struct {
 	DedupeTimeout time.Duration
 }
 
-// Publish records the events that are not deduplicated away; the
-// deduplication memory lives in the state, so it survives between commands.
-func Publish(s *cluster.State, evts ...Event) {
+// Publish records the events that are not deduplicated away and reports
+// whether it recorded any; the deduplication memory lives in the state, so
+// it survives between commands.
+func Publish(s *cluster.State, evts ...Event) bool {
+	published := false
 	for _, e := range evts {
 		if len(e.DedupeValues) > 0 {
 			key := e.Reason
@@ -54,7 +56,9 @@ func Publish(s *cluster.State, evts ...Event) {
 			s.Karpenter.Dedupe[key] = s.Now.Add(timeout)
 		}
 		s.Record(source, e.Regarding, e.Type, e.Reason, e.Message)
+		published = true
 	}
+	return published
 }
 
 // PruneDedupe forgets keys whose timeout has passed, so the state does not
