@@ -20,6 +20,7 @@ import (
 	"github.com/berth-sim/berth/internal/karpenter/lifecycle"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/provisioner"
+	karpstatus "github.com/berth-sim/berth/internal/karpenter/status"
 	"github.com/berth-sim/berth/internal/podnet"
 	"github.com/berth-sim/berth/internal/scheduler"
 	"github.com/berth-sim/berth/internal/sim"
@@ -72,5 +73,6 @@ func Controllers(s *cluster.State) []sim.Controller {
 		disruption.New(),
 		lifecycle.New(catalog),
 		karpdisruption.New(),
+		karpstatus.New(),
 	}
 }

@@ -38,3 +38,15 @@ func stableHex(parts ...string) string {
 	h.Write([]byte(strings.Join(parts, "\x00")))
 	return fmt.Sprintf("%016x", h.Sum64())
 }
+
+// SubnetID is a stable, plausible ID for the cluster's private subnet in a
+// zone.
+func SubnetID(clusterName, zone string) string {
+	return "subnet-0" + stableHex("subnet", clusterName, zone)
+}
+
+// SecurityGroupID is a stable, plausible ID for the cluster's node
+// security group.
+func SecurityGroupID(clusterName string) string {
+	return "sg-0" + stableHex("security-group", clusterName)
+}

@@ -21,9 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/karpenter/events"
 	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
+	"github.com/berth-sim/berth/internal/karpenter/events"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 )
 

@@ -1,0 +1,156 @@
+// Package status keeps the status of Karpenter's pool objects as its
+// controllers do: an EC2NodeClass resolves its subnets, security group and
+// AMIs and becomes Ready; a NodePool sums its nodes' capacity, counts them
+// and is Ready when its node class is; a v1alpha5 Provisioner sums its
+// nodes' capacity (docs/karpenter-apis.md#status).
+package status
+
+import (
+	"reflect"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-sim/berth/internal/aws"
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/karpenter/apis"
+	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
+	"github.com/berth-sim/berth/internal/karpenter/pools"
+)
+
+// Controller implements sim.Controller.
+type Controller struct{}
+
+// New returns the status controller.
+func New() *Controller { return &Controller{} }
+
+// Name implements sim.Controller.
+func (c *Controller) Name() string { return "karpenter-status" }
+
+// Sync writes the statuses that changed.
+func (c *Controller) Sync(s *cluster.State) (bool, error) {
+	changed := false
+	for _, name := range cluster.SortedKeys(s.EC2NodeClasses) {
+		changed = nodeClass(s, s.EC2NodeClasses[name]) || changed
+	}
+	all := pools.List(s)
+	for _, p := range all {
+		res, count := usage(s, p)
+		switch p.Kind {
+		case "NodePool":
+			np := s.NodePools[p.Name]
+			st := apis.JSONCopy(&np.Status)
+			st.Resources = res
+			st.Nodes = &count
+			nodeClassReady := p.NotReady == ""
+			setCondition(s, &st.Conditions, "ValidationSucceeded", true, np.Generation)
+			setCondition(s, &st.Conditions, "NodeClassReady", nodeClassReady, np.Generation)
+			setCondition(s, &st.Conditions, "Ready", nodeClassReady, np.Generation)
+			if !reflect.DeepEqual(*st, np.Status) {
+				np.Status = *st
+				np.ResourceVersion = s.Bump()
+				changed = true
+			}
+		case "Provisioner":
+			pr := s.Provisioners[p.Name]
+			if !reflect.DeepEqual(res, pr.Status.Resources) {
+				pr.Status.Resources = res
+				pr.ResourceVersion = s.Bump()
+				changed = true
+			}
+		}
+	}
+	return changed, nil
+}
+
+// nodeClass resolves what berth can: the cluster's private subnet in each
+// zone, one security group and the AMIs of the family.
+func nodeClass(s *cluster.State, nc *karpv1.EC2NodeClass) bool {
+	st := apis.JSONCopy(&nc.Status)
+	region := aws.Region(s.Info)
+	st.Subnets = nil
+	for _, zone := range aws.ClusterZones(s.Info) {
+		id, _ := aws.ZoneID(zone)
+		st.Subnets = append(st.Subnets, karpv1.Subnet{ID: aws.SubnetID(s.Info.Name, zone), Zone: zone, ZoneID: id})
+	}
+	st.SecurityGroups = []karpv1.SecurityGroup{{ID: aws.SecurityGroupID(s.Info.Name)}}
+	family := ""
+	for _, t := range nc.Spec.AMISelectorTerms {
+		if t.Alias != "" {
+			family, _, _ = strings.Cut(t.Alias, "@")
+		}
+	}
+	st.AMIs = nil
+	if family != "" {
+		for _, arch := range []string{"amd64", "arm64"} {
+			st.AMIs = append(st.AMIs, karpv1.AMI{ID: aws.AMIID(region, family, arch), Requirements: []corev1.NodeSelectorRequirement{
+				{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{arch}}}})
+		}
+	}
+	for _, typ := range []string{"SubnetsReady", "SecurityGroupsReady", "AMIsReady", "InstanceProfileReady", "ValidationSucceeded", "Ready"} {
+		setCondition(s, &st.Conditions, typ, true, nc.Generation)
+	}
+	if reflect.DeepEqual(*st, nc.Status) {
+		return false
+	}
+	nc.Status = *st
+	nc.ResourceVersion = s.Bump()
+	return true
+}
+
+// usage sums the capacity of a pool's nodes (in-flight NodeClaims by their
+// status) and counts them.
+func usage(s *cluster.State, p *pools.Pool) (corev1.ResourceList, int64) {
+	out := corev1.ResourceList{}
+	var count int64
+	add := func(l corev1.ResourceList) {
+		for k, v := range l {
+			cur := out[k]
+			cur.Add(v)
+			out[k] = cur
+		}
+		count++
+	}
+	for _, name := range cluster.SortedKeys(s.NodeClaims) {
+		nc := s.NodeClaims[name]
+		if nc.Labels[p.Solver.PoolLabel] != p.Name {
+			continue
+		}
+		if n := s.Nodes[nc.Status.NodeName]; n != nil {
+			add(n.Status.Capacity)
+		} else {
+			add(nc.Status.Capacity)
+		}
+	}
+	if p.Kind == "NodePool" {
+		out["nodes"] = *resource.NewQuantity(count, resource.DecimalSI)
+	}
+	if count == 0 {
+		return nil, 0
+	}
+	return out, count
+}
+
+// setCondition sets a condition, keeping its transition time when the
+// status does not change.
+func setCondition(s *cluster.State, conds *[]metav1.Condition, typ string, ok bool, generation int64) {
+	status, reason := metav1.ConditionTrue, typ
+	if !ok {
+		status, reason = metav1.ConditionFalse, "Not"+typ
+	}
+	for i := range *conds {
+		c := &(*conds)[i]
+		if c.Type != typ {
+			continue
+		}
+		if c.Status != status {
+			c.Status, c.Reason, c.LastTransitionTime = status, reason, metav1.NewTime(s.Now)
+		}
+		c.ObservedGeneration = generation
+		return
+	}
+	*conds = append(*conds, metav1.Condition{Type: typ, Status: status, Reason: reason, ObservedGeneration: generation,
+		LastTransitionTime: metav1.NewTime(s.Now)})
+}
