@@ -74,6 +74,14 @@ func (n *nodeClaim) canAdd(pod *corev1.Pod, data *podData, relaxMinValues bool) 
 	}
 	reqs.Add(topo.Values()...)
 	total := merge(n.requests, data.requests)
+	if !reqs.HasMinValues() && equalRequirements(reqs, n.requirements) {
+		// The pod narrows nothing: every option still meets the
+		// requirements and has its offering, so only resources can drop
+		// one. When none fits, the full filter words the error.
+		if kept := keepFitting(n.instanceTypes, total); len(kept) > 0 {
+			return reqs, kept, nil
+		}
+	}
 	remaining, unsatisfiable, err := filterInstanceTypes(n.instanceTypes, reqs, data.requests, n.daemonResources, total, relaxMinValues)
 	if relaxMinValues {
 		for key, min := range unsatisfiable {
@@ -189,4 +197,52 @@ func filterInstanceTypes(its instancetype.InstanceTypes, reqs scheduling.Require
 		return nil, unsatisfiable, e
 	}
 	return remaining, unsatisfiable, nil
+}
+
+// keepFitting keeps the instance types whose allocatable holds total.
+func keepFitting(its instancetype.InstanceTypes, total corev1.ResourceList) instancetype.InstanceTypes {
+	var out instancetype.InstanceTypes
+	for _, it := range its {
+		if fits(total, it.Allocatable()) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// equalRequirements tells whether two requirement sets allow exactly the
+// same values.
+func equalRequirements(a, b scheduling.Requirements) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for key, ra := range a {
+		rb, ok := b[key]
+		if !ok {
+			return false
+		}
+		if ra == rb {
+			continue
+		}
+		if ra.Complement() != rb.Complement() || ra.Len() != rb.Len() {
+			return false
+		}
+		gta, hasGTa := ra.GreaterThan()
+		gtb, hasGTb := rb.GreaterThan()
+		lta, hasLTa := ra.LessThan()
+		ltb, hasLTb := rb.LessThan()
+		if hasGTa != hasGTb || hasLTa != hasLTb || (hasGTa && gta != gtb) || (hasLTa && lta != ltb) {
+			return false
+		}
+		va, vb := ra.Values(), rb.Values()
+		if len(va) != len(vb) {
+			return false
+		}
+		for i := range va {
+			if va[i] != vb[i] {
+				return false
+			}
+		}
+	}
+	return true
 }
