@@ -6,7 +6,7 @@
 package status
 
 import (
-	"reflect"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,14 +48,14 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 			setCondition(s, &st.Conditions, "ValidationSucceeded", true, np.Generation)
 			setCondition(s, &st.Conditions, "NodeClassReady", nodeClassReady, np.Generation)
 			setCondition(s, &st.Conditions, "Ready", nodeClassReady, np.Generation)
-			if !reflect.DeepEqual(*st, np.Status) {
+			if !equality.Semantic.DeepEqual(*st, np.Status) {
 				np.Status = *st
 				np.ResourceVersion = s.Bump()
 				changed = true
 			}
 		case "Provisioner":
 			pr := s.Provisioners[p.Name]
-			if !reflect.DeepEqual(res, pr.Status.Resources) {
+			if !equality.Semantic.DeepEqual(res, pr.Status.Resources) {
 				pr.Status.Resources = res
 				pr.ResourceVersion = s.Bump()
 				changed = true
@@ -92,7 +92,7 @@ func nodeClass(s *cluster.State, nc *karpv1.EC2NodeClass) bool {
 	for _, typ := range []string{"SubnetsReady", "SecurityGroupsReady", "AMIsReady", "InstanceProfileReady", "ValidationSucceeded", "Ready"} {
 		setCondition(s, &st.Conditions, typ, true, nc.Generation)
 	}
-	if reflect.DeepEqual(*st, nc.Status) {
+	if equality.Semantic.DeepEqual(*st, nc.Status) {
 		return false
 	}
 	nc.Status = *st
