@@ -40,14 +40,46 @@ type nodeClaim struct {
 	topology        *topology
 	// minValuesRelaxed records the BestEffort policy lowering minValues.
 	minValuesRelaxed bool
+	cache            *filterCache
+	// ceiling is, per resource, the most any remaining option offers
+	// (valid while ceilingOK): a pod beyond it cannot join.
+	ceiling   resourceVec
+	ceilingOK bool
 }
 
 func newNodeClaim(t *nodePoolTemplate, top *topology, hostname string, daemon corev1.ResourceList, daemonPorts *hostPortUsage,
-	its instancetype.InstanceTypes) *nodeClaim {
+	its instancetype.InstanceTypes, cache *filterCache) *nodeClaim {
 	reqs := scheduling.NewRequirements(t.requirements.Values()...)
 	reqs.Add(scheduling.NewRequirement(corev1.LabelHostname, corev1.NodeSelectorOpIn, hostname))
 	return &nodeClaim{template: t, hostname: hostname, requirements: reqs, instanceTypes: its, requests: daemon.DeepCopy(),
-		daemonResources: daemon, hostPorts: daemonPorts.copy(), topology: top}
+		daemonResources: daemon, hostPorts: daemonPorts.copy(), topology: top, cache: cache}
+}
+
+// quickCheck rejects, without building errors, a pod that does not
+// tolerate the pool's taints or whose requirements conflict with the
+// claim's; canAdd would reject it too.
+func (n *nodeClaim) quickCheck(pod *corev1.Pod, data *podData) bool {
+	for i := range n.template.Taints {
+		ok := false
+		for j := range pod.Spec.Tolerations {
+			if pod.Spec.Tolerations[j].ToleratesTaint(discard, &n.template.Taints[i], false) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if !n.ceilingOK {
+		n.ceiling, n.ceilingOK = n.cache.ceilingOf(n.instanceTypes)
+	}
+	if n.ceilingOK {
+		if total := newRequestVec(merge(n.requests, data.requests)); total.ok && !fitsMain(total.vec, n.ceiling) {
+			return false
+		}
+	}
+	return n.requirements.IsCompatible(data.requirements, allowWellKnown)
 }
 
 // canAdd checks taints, host ports, requirements, topology and the
@@ -60,10 +92,12 @@ func (n *nodeClaim) canAdd(pod *corev1.Pod, data *podData, relaxMinValues bool) 
 	if err := n.hostPorts.conflicts(pod, hostPortsOf(pod)); err != nil {
 		return nil, nil, fmt.Errorf("checking host port usage, %w", err)
 	}
-	reqs := scheduling.NewRequirements(n.requirements.Values()...)
-	if err := reqs.Compatible(data.requirements, allowWellKnown); err != nil {
-		return nil, nil, fmt.Errorf("incompatible requirements, %w", err)
+	// Most pods tried against an in-flight claim do not fit it: the cheap
+	// check comes first, the worded error only when there is one.
+	if !n.requirements.IsCompatible(data.requirements, allowWellKnown) {
+		return nil, nil, fmt.Errorf("incompatible requirements, %w", n.requirements.Compatible(data.requirements, allowWellKnown))
 	}
+	reqs := scheduling.NewRequirements(n.requirements.Values()...)
 	reqs.Add(data.requirements.Values()...)
 	topo, err := n.topology.addRequirements(pod, n.template.Taints, data.strictRequirements, reqs, allowWellKnown)
 	if err != nil {
@@ -78,11 +112,11 @@ func (n *nodeClaim) canAdd(pod *corev1.Pod, data *podData, relaxMinValues bool) 
 		// The pod narrows nothing: every option still meets the
 		// requirements and has its offering, so only resources can drop
 		// one. When none fits, the full filter words the error.
-		if kept := keepFitting(n.instanceTypes, total); len(kept) > 0 {
+		if kept := n.cache.keepFitting(n.instanceTypes, total); len(kept) > 0 {
 			return reqs, kept, nil
 		}
 	}
-	remaining, unsatisfiable, err := filterInstanceTypes(n.instanceTypes, reqs, data.requests, n.daemonResources, total, relaxMinValues)
+	remaining, unsatisfiable, err := n.cache.filterInstanceTypes(n.instanceTypes, reqs, data.requests, n.daemonResources, total, relaxMinValues)
 	if relaxMinValues {
 		for key, min := range unsatisfiable {
 			m := min
@@ -98,7 +132,7 @@ func (n *nodeClaim) canAdd(pod *corev1.Pod, data *podData, relaxMinValues bool) 
 // add places the pod with the outcome of canAdd.
 func (n *nodeClaim) add(pod *corev1.Pod, data *podData, reqs scheduling.Requirements, its instancetype.InstanceTypes) {
 	n.pods = append(n.pods, pod)
-	n.instanceTypes = its
+	n.instanceTypes, n.ceilingOK = its, false
 	n.requests = merge(n.requests, data.requests)
 	n.requirements = reqs
 	n.topology.register(corev1.LabelHostname, n.hostname)
@@ -158,20 +192,15 @@ func (e instanceTypeFilterError) Error() string {
 // filterInstanceTypes keeps the instance types that meet the requirements,
 // fit the total requests and have an available compatible offering; with
 // minValues it also checks that enough distinct values remain.
-func filterInstanceTypes(its instancetype.InstanceTypes, reqs scheduling.Requirements, podRequests, daemonRequests, total corev1.ResourceList,
+func (c *filterCache) filterInstanceTypes(its instancetype.InstanceTypes, reqs scheduling.Requirements, podRequests, daemonRequests, total corev1.ResourceList,
 	relaxMinValues bool) (instancetype.InstanceTypes, map[string]int, error) {
 	e := instanceTypeFilterError{requirements: reqs, podRequests: podRequests, daemonRequests: daemonRequests}
 	var remaining instancetype.InstanceTypes
+	verdicts := c.verdicts(reqs)
+	r := newRequestVec(total)
 	for _, it := range its {
-		compat := it.Requirements.Intersects(reqs) == nil
-		fit := fits(total, it.Allocatable())
-		offer := false
-		for _, o := range it.Offerings {
-			if o.Available && reqs.IsCompatible(o.Requirements, allowWellKnown) {
-				offer = true
-				break
-			}
-		}
+		compat, offer := verdictOf(verdicts, it, reqs)
+		fit := c.fitsType(r, it)
 		e.requirementsMet = e.requirementsMet || compat
 		e.fits = e.fits || fit
 		e.hasOffering = e.hasOffering || offer
@@ -200,10 +229,11 @@ func filterInstanceTypes(its instancetype.InstanceTypes, reqs scheduling.Require
 }
 
 // keepFitting keeps the instance types whose allocatable holds total.
-func keepFitting(its instancetype.InstanceTypes, total corev1.ResourceList) instancetype.InstanceTypes {
+func (c *filterCache) keepFitting(its instancetype.InstanceTypes, total corev1.ResourceList) instancetype.InstanceTypes {
 	var out instancetype.InstanceTypes
+	r := newRequestVec(total)
 	for _, it := range its {
-		if fits(total, it.Allocatable()) {
+		if c.fitsType(r, it) {
 			out = append(out, it)
 		}
 	}

@@ -93,6 +93,7 @@ type solver struct {
 	topology      *topology
 	hostnameSeq   *int64
 	skippedByPool []SkippedNodePool
+	cache         *filterCache
 }
 
 // Solve places the input's pods: existing nodes first, then NodeClaims
@@ -101,7 +102,8 @@ type solver struct {
 // relaxed one by one (docs/karpenter-provisioning.md#the-solve-loop).
 func Solve(in *Input) (*Results, error) {
 	s := &solver{in: in, remaining: map[string]corev1.ResourceList{}, daemons: map[*nodePoolTemplate]corev1.ResourceList{},
-		daemonPorts: map[*nodePoolTemplate]*hostPortUsage{}, data: map[types.UID]*podData{}, hostnameSeq: in.HostnameSeq}
+		daemonPorts: map[*nodePoolTemplate]*hostPortUsage{}, data: map[types.UID]*podData{}, hostnameSeq: in.HostnameSeq,
+		cache: newFilterCache()}
 	if s.hostnameSeq == nil {
 		var seq int64
 		s.hostnameSeq = &seq
@@ -130,7 +132,7 @@ func Solve(in *Input) (*Results, error) {
 			continue
 		}
 		t := newNodePoolTemplate(np)
-		its, _, err := filterInstanceTypes(np.InstanceTypes, t.requirements, corev1.ResourceList{}, corev1.ResourceList{}, corev1.ResourceList{}, in.MinValuesBestEffort)
+		its, _, err := s.cache.filterInstanceTypes(np.InstanceTypes, t.requirements, corev1.ResourceList{}, corev1.ResourceList{}, corev1.ResourceList{}, in.MinValuesBestEffort)
 		if len(its) == 0 {
 			fe, _ := err.(instanceTypeFilterError)
 			s.skippedByPool = append(s.skippedByPool, SkippedNodePool{Name: np.Name, MinValues: fe.minValuesErr != nil})
@@ -222,6 +224,11 @@ func (s *solver) add(p *corev1.Pod) error {
 	}
 	sort.Slice(s.newClaims, func(a, b int) bool { return len(s.newClaims[a].pods) < len(s.newClaims[b].pods) })
 	for _, n := range s.newClaims {
+		// The errors of in-flight claims are not reported: skip the
+		// claims the pod cannot join before any work is worded.
+		if !n.quickCheck(p, data) {
+			continue
+		}
 		if reqs, its, err := n.canAdd(p, data, s.in.MinValuesBestEffort); err == nil {
 			n.add(p, data, reqs, its)
 			return nil
@@ -242,7 +249,7 @@ func (s *solver) addToNewNodeClaim(p *corev1.Pod, data *podData) error {
 			}
 		}
 		*s.hostnameSeq++
-		n := newNodeClaim(t, s.topology, fmt.Sprintf("hostname-placeholder-%04d", *s.hostnameSeq), s.daemons[t], s.daemonPorts[t], its)
+		n := newNodeClaim(t, s.topology, fmt.Sprintf("hostname-placeholder-%04d", *s.hostnameSeq), s.daemons[t], s.daemonPorts[t], its, s.cache)
 		reqs, its, err := n.canAdd(p, data, s.in.MinValuesBestEffort)
 		if err != nil {
 			errs = append(errs, err)

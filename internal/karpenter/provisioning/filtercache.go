@@ -1,0 +1,252 @@
+package provisioning
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/berth-sim/berth/internal/karpenter/instancetype"
+	"github.com/berth-sim/berth/internal/karpenter/scheduling"
+)
+
+// The instance-type filter asks two questions of every type that only
+// depend on the requirement set: does the type meet it, and does it have an
+// available offering that does. Pods of one workload ask them with the same
+// requirements over and over, so the answers are kept per exact requirement
+// set; only the resource check depends on the claim's pods. The answers are
+// the filter's own, so the decisions are unchanged.
+
+// typeVerdict caches one type's answers: bit 0 set when known, bit 1 when
+// compatible, bit 2 when it has a compatible available offering.
+type typeVerdict uint8
+
+const (
+	verdictKnown typeVerdict = 1 << iota
+	verdictCompatible
+	verdictOffering
+)
+
+// filterCache holds the answers per requirement set, and each type's
+// allocatable as integers for the resource check.
+type filterCache struct {
+	byReqs      map[string]map[*instancetype.InstanceType]typeVerdict
+	allocatable map[*instancetype.InstanceType]resourceVec
+}
+
+func newFilterCache() *filterCache {
+	return &filterCache{byReqs: map[string]map[*instancetype.InstanceType]typeVerdict{},
+		allocatable: map[*instancetype.InstanceType]resourceVec{}}
+}
+
+// verdicts returns the answer table for a requirement set.
+func (c *filterCache) verdicts(reqs scheduling.Requirements) map[*instancetype.InstanceType]typeVerdict {
+	if c == nil {
+		return nil
+	}
+	key := requirementsKey(reqs)
+	m, ok := c.byReqs[key]
+	if !ok {
+		m = map[*instancetype.InstanceType]typeVerdict{}
+		c.byReqs[key] = m
+	}
+	return m
+}
+
+// verdict answers for one type, computing it on first use.
+func verdictOf(m map[*instancetype.InstanceType]typeVerdict, it *instancetype.InstanceType, reqs scheduling.Requirements) (compatible, offering bool) {
+	if v, ok := m[it]; ok {
+		return v&verdictCompatible != 0, v&verdictOffering != 0
+	}
+	compatible = it.Requirements.Intersects(reqs) == nil
+	for _, o := range it.Offerings {
+		if o.Available && reqs.IsCompatible(o.Requirements, allowWellKnown) {
+			offering = true
+			break
+		}
+	}
+	if m != nil {
+		v := verdictKnown
+		if compatible {
+			v |= verdictCompatible
+		}
+		if offering {
+			v |= verdictOffering
+		}
+		m[it] = v
+	}
+	return compatible, offering
+}
+
+// requirementsKey writes a requirement set exactly: keys in order, each
+// with its complement flag, sorted values, bounds and minValues. The
+// hostname is left out: no instance type or offering defines it, so it
+// cannot change an answer, and every new NodeClaim has its own.
+func requirementsKey(reqs scheduling.Requirements) string {
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		if k != corev1.LabelHostname {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		r := reqs[k]
+		b.WriteString(k)
+		if r.Complement() {
+			b.WriteString("!")
+		}
+		b.WriteByte('[')
+		for i, v := range r.Values() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(v)
+		}
+		b.WriteByte(']')
+		if gt, ok := r.GreaterThan(); ok {
+			b.WriteString(">" + strconv.Itoa(gt))
+		}
+		if lt, ok := r.LessThan(); ok {
+			b.WriteString("<" + strconv.Itoa(lt))
+		}
+		if r.MinValues != nil {
+			b.WriteString("#" + strconv.Itoa(*r.MinValues))
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// resourceVec holds the common resources as integers (milli-CPU, bytes,
+// counts); anything else stays in the list.
+type resourceVec struct {
+	cpu, memory, pods, ephemeral int64
+	other                        corev1.ResourceList
+	negative                     bool
+}
+
+func toVec(l corev1.ResourceList) resourceVec {
+	var v resourceVec
+	for name, q := range l {
+		if q.Sign() < 0 {
+			v.negative = true
+		}
+		switch name {
+		case corev1.ResourceCPU:
+			v.cpu = q.MilliValue()
+		case corev1.ResourceMemory:
+			v.memory = q.Value()
+		case corev1.ResourcePods:
+			v.pods = q.Value()
+		case corev1.ResourceEphemeralStorage:
+			v.ephemeral = q.Value()
+		default:
+			if v.other == nil {
+				v.other = corev1.ResourceList{}
+			}
+			v.other[name] = q
+		}
+	}
+	return v
+}
+
+// exact tells whether the integer forms are exact for this list (no
+// fractional milli-CPU, no sub-unit bytes), so the vector comparison
+// decides as the Quantity comparison would.
+func exact(l corev1.ResourceList) bool {
+	for name, q := range l {
+		switch name {
+		case corev1.ResourceCPU:
+			if q.Cmp(*resource.NewMilliQuantity(q.MilliValue(), resource.DecimalSI)) != 0 {
+				return false
+			}
+		case corev1.ResourceMemory, corev1.ResourcePods, corev1.ResourceEphemeralStorage:
+			if q.Cmp(*resource.NewQuantity(q.Value(), resource.DecimalSI)) != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// fitsVec is fits over vectors.
+func fitsVec(c resourceVec, total resourceVec) bool {
+	if total.negative {
+		return false
+	}
+	if c.cpu > total.cpu || c.memory > total.memory || c.pods > total.pods || c.ephemeral > total.ephemeral {
+		return false
+	}
+	for name, q := range c.other {
+		t := total.other[name]
+		if q.Cmp(t) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// requestVec is a request list prepared for many fit checks; ok is false
+// when its integer form would not be exact.
+type requestVec struct {
+	list corev1.ResourceList
+	vec  resourceVec
+	ok   bool
+}
+
+func newRequestVec(l corev1.ResourceList) requestVec {
+	return requestVec{list: l, vec: toVec(l), ok: exact(l)}
+}
+
+// fitsType is fits(requests, it.Allocatable()), on integers when both
+// sides allow it.
+func (c *filterCache) fitsType(r requestVec, it *instancetype.InstanceType) bool {
+	if c != nil && r.ok {
+		if av, ok := c.allocatableOf(it); ok {
+			return fitsVec(r.vec, av)
+		}
+	}
+	return fits(r.list, it.Allocatable())
+}
+
+func (c *filterCache) allocatableOf(it *instancetype.InstanceType) (resourceVec, bool) {
+	if v, ok := c.allocatable[it]; ok {
+		return v, true
+	}
+	alloc := it.Allocatable()
+	if !exact(alloc) {
+		return resourceVec{}, false
+	}
+	v := toVec(alloc)
+	c.allocatable[it] = v
+	return v, true
+}
+
+// ceilingOf is the per-resource maximum of the types' allocatable over
+// CPU, memory, pods and ephemeral storage (other resources are left out,
+// so it only ever rules out); ok is false when a type's allocatable has no
+// exact integer form.
+func (c *filterCache) ceilingOf(its instancetype.InstanceTypes) (resourceVec, bool) {
+	var out resourceVec
+	for _, it := range its {
+		v, ok := c.allocatableOf(it)
+		if !ok {
+			return resourceVec{}, false
+		}
+		if v.negative {
+			continue
+		}
+		out.cpu, out.memory = max(out.cpu, v.cpu), max(out.memory, v.memory)
+		out.pods, out.ephemeral = max(out.pods, v.pods), max(out.ephemeral, v.ephemeral)
+	}
+	return out, true
+}
+
+// fitsMain compares only CPU, memory, pods and ephemeral storage.
+func fitsMain(c, total resourceVec) bool {
+	return c.cpu <= total.cpu && c.memory <= total.memory && c.pods <= total.pods && c.ephemeral <= total.ephemeral
+}
