@@ -59,11 +59,23 @@ func (f nodeFilter) matchesRequirements(reqs scheduling.Requirements, opts ...sc
 	return false
 }
 
-// identity canonicalises the filter for the group's identity.
+// identity canonicalises the filter as Karpenter's group hash sees it:
+// of each requirement only its key and minValues (the hash cannot see a
+// requirement's values), so pods whose node affinity differs only in values
+// share one group, with the first owner's filter
+// (docs/karpenter-provisioning.md#topology).
 func (f nodeFilter) identity() string {
 	var terms []string
 	for _, r := range f.requirements {
-		terms = append(terms, r.String())
+		var keys []string
+		for _, key := range r.SortedKeys() {
+			k := key
+			if mv := r[key].MinValues; mv != nil {
+				k += fmt.Sprintf("#%d", *mv)
+			}
+			keys = append(keys, k)
+		}
+		terms = append(terms, strings.Join(keys, ","))
 	}
 	sort.Strings(terms)
 	var tols []string
