@@ -55,7 +55,7 @@ type Pool struct {
 	// ExpireAfterSpec is expireAfter as a NodeClaim spells it ("720h",
 	// "Never").
 	ExpireAfterSpec karpv1.NillableDuration
-	Budgets             []karpv1.Budget
+	Budgets         []karpv1.Budget
 	// TTLSecondsAfterEmpty is a v1alpha5 Provisioner's emptiness TTL.
 	TTLSecondsAfterEmpty *int64
 	// NotReady says why the pool cannot launch ("" when it can).
