@@ -18,8 +18,6 @@ package upstream
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -56,9 +54,8 @@ func init() {
 	crlog.SetLogger(logr.Discard())
 }
 
-// baseTime anchors creation timestamps: the queue breaks CPU/memory ties by
-// creationTimestamp, then UID, so both must be reproducible.
-var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// baseTime anchors creation timestamps (shared with the berth runner).
+var baseTime = scenario.BaseTime
 
 // Options returns the operator options Schedule reads: Karpenter's defaults
 // (PreferencePolicy Respect, MinValuesPolicy Strict, ReservedCapacity on),
@@ -407,17 +404,8 @@ func nodeClaimFor(node *corev1.Node) *karpv1.NodeClaim {
 	return nc
 }
 
-// uid derives a stable UID: the queue's last tie-break and the scheduler's
-// pod-data cache key.
-func uid(parts ...string) types.UID {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	s := hex.EncodeToString(h.Sum(nil))
-	return types.UID(s[0:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:32])
-}
+// uid is scenario.UID: both runners derive the same UIDs.
+func uid(parts ...string) types.UID { return scenario.UID(parts...) }
 
 // convert turns Solve's truncated Results into the neutral result;
 // canonical holds each claim's instance types in canonical price order.
