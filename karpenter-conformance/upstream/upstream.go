@@ -37,6 +37,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -361,9 +362,26 @@ func NewEnv(ctx context.Context, sc *scenario.Scenario) (*Env, error) {
 
 // newClient is a fake client with the field indexes Karpenter's test
 // environment adds to its cache (pkg/test/environment.go).
+//
+// Its Get ignores the namespace of cluster-scoped objects, as the API server
+// and controller-runtime's cache reader do and the fake tracker does not:
+// Karpenter's VolumeTopology gets a bound claim's PersistentVolume with the
+// pod's namespace, and on the bare fake client that Get fails, so the pod
+// would lose its volume's zone (and, left out of the Topology, its spread).
 func newClient() client.Client {
 	return fakecr.NewClientBuilder().
 		WithScheme(scheme.Scheme).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				// The fake client's default RESTMapper knows no scopes; name them.
+				switch obj.(type) {
+				case *corev1.PersistentVolume, *corev1.Node, *corev1.Namespace, *storagev1.StorageClass, *storagev1.CSINode,
+					*karpv1.NodePool, *karpv1.NodeClaim, *EC2NodeClass:
+					key.Namespace = ""
+				}
+				return c.Get(ctx, key, obj, opts...)
+			},
+		}).
 		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
 			return []string{o.(*corev1.Pod).Spec.NodeName}
 		}).
