@@ -8,9 +8,14 @@
 package scenario
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/types"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -131,4 +136,22 @@ func Load(data []byte) (*Scenario, error) {
 		return nil, err
 	}
 	return &sc, nil
+}
+
+// BaseTime anchors the creation timestamps runners stamp on pending pods
+// (base+i seconds): Karpenter's queue breaks CPU/memory ties by
+// creationTimestamp, then UID, so both sides must stamp the same values.
+var BaseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// UID derives a stable UID from an object's kind and name parts. Both
+// runners use it: it is the queue's last tie-break and the scheduler's
+// pod-data cache key.
+func UID(parts ...string) types.UID {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	s := hex.EncodeToString(h.Sum(nil))
+	return types.UID(s[0:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:32])
 }

@@ -18,8 +18,6 @@ package upstream
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -39,6 +37,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -56,9 +55,8 @@ func init() {
 	crlog.SetLogger(logr.Discard())
 }
 
-// baseTime anchors creation timestamps: the queue breaks CPU/memory ties by
-// creationTimestamp, then UID, so both must be reproducible.
-var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// baseTime anchors creation timestamps (shared with the berth runner).
+var baseTime = scenario.BaseTime
 
 // Options returns the operator options Schedule reads: Karpenter's defaults
 // (PreferencePolicy Respect, MinValuesPolicy Strict, ReservedCapacity on),
@@ -364,9 +362,26 @@ func NewEnv(ctx context.Context, sc *scenario.Scenario) (*Env, error) {
 
 // newClient is a fake client with the field indexes Karpenter's test
 // environment adds to its cache (pkg/test/environment.go).
+//
+// Its Get ignores the namespace of cluster-scoped objects, as the API server
+// and controller-runtime's cache reader do and the fake tracker does not:
+// Karpenter's VolumeTopology gets a bound claim's PersistentVolume with the
+// pod's namespace, and on the bare fake client that Get fails, so the pod
+// would lose its volume's zone (and, left out of the Topology, its spread).
 func newClient() client.Client {
 	return fakecr.NewClientBuilder().
 		WithScheme(scheme.Scheme).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				// The fake client's default RESTMapper knows no scopes; name them.
+				switch obj.(type) {
+				case *corev1.PersistentVolume, *corev1.Node, *corev1.Namespace, *storagev1.StorageClass, *storagev1.CSINode,
+					*karpv1.NodePool, *karpv1.NodeClaim, *EC2NodeClass:
+					key.Namespace = ""
+				}
+				return c.Get(ctx, key, obj, opts...)
+			},
+		}).
 		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
 			return []string{o.(*corev1.Pod).Spec.NodeName}
 		}).
@@ -407,17 +422,8 @@ func nodeClaimFor(node *corev1.Node) *karpv1.NodeClaim {
 	return nc
 }
 
-// uid derives a stable UID: the queue's last tie-break and the scheduler's
-// pod-data cache key.
-func uid(parts ...string) types.UID {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	s := hex.EncodeToString(h.Sum(nil))
-	return types.UID(s[0:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:32])
-}
+// uid is scenario.UID: both runners derive the same UIDs.
+func uid(parts ...string) types.UID { return scenario.UID(parts...) }
 
 // convert turns Solve's truncated Results into the neutral result;
 // canonical holds each claim's instance types in canonical price order.

@@ -172,6 +172,23 @@ type Round struct {
 // against the nodes, in-flight NodeClaims and ready pools. The
 // differential test against genuine Karpenter calls it directly.
 func Decide(s *cluster.State, catalog *pools.Catalog, pending []*corev1.Pod) (*Round, error) {
+	round, in := Prepare(s, catalog, pending)
+	if in == nil {
+		return round, nil
+	}
+	res, err := provisioning.Solve(in)
+	if err != nil {
+		return nil, err
+	}
+	truncate(res)
+	round.Results = res
+	return round, nil
+}
+
+// Prepare is Decide up to the solve: the round with empty results and the
+// solver's input, nil when there is nothing to solve (no valid pod or no
+// ready pool). Benchmarks use it to time provisioning.Solve alone.
+func Prepare(s *cluster.State, catalog *pools.Catalog, pending []*corev1.Pod) (*Round, *provisioning.Input) {
 	if pending == nil {
 		pending = provisionablePods(s)
 	}
@@ -186,7 +203,7 @@ func Decide(s *cluster.State, catalog *pools.Catalog, pending []*corev1.Pod) (*R
 	var pods []*corev1.Pod
 	for _, p := range pending {
 		// Karpenter only logs the pods it ignores ("ignoring pod").
-		if validatePod(p) != nil || validateClaims(s, p) != nil {
+		if Validate(s, p) != nil {
 			continue
 		}
 		pods = append(pods, injectVolumeTopology(s, p))
@@ -204,13 +221,16 @@ func Decide(s *cluster.State, catalog *pools.Catalog, pending []*corev1.Pod) (*R
 	for _, p := range ready {
 		in.NodePools = append(in.NodePools, p.Solver)
 	}
-	res, err := provisioning.Solve(in)
-	if err != nil {
-		return nil, err
+	return round, in
+}
+
+// Validate is why Karpenter ignores a pending pod (nil if it does not):
+// its node selection or its volume claims.
+func Validate(s *cluster.State, p *corev1.Pod) error {
+	if err := validatePod(p); err != nil {
+		return err
 	}
-	truncate(res)
-	round.Results = res
-	return round, nil
+	return validateClaims(s, p)
 }
 
 // schedule runs one provisioning round over the pending pods and carries

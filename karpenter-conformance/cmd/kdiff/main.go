@@ -5,6 +5,8 @@
 //	go run ./cmd/kdiff -seed 7 -scenario  # the scenario itself
 //	go run ./cmd/kdiff -file x.yaml       # result for a saved scenario
 //	go run ./cmd/kdiff -mixed 1000        # generator.Mixed(1000, seed), with timing
+//	go run ./cmd/kdiff -seed 7 -berth     # berth's result instead of upstream's
+//	go run ./cmd/kdiff -seed 7 -diff 5    # berth vs 5 upstream runs: verdict and first difference
 package main
 
 import (
@@ -12,6 +14,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/berth-sim/berth/karpenter-conformance/berthrun"
+	"github.com/berth-sim/berth/karpenter-conformance/diff"
 	"github.com/berth-sim/berth/karpenter-conformance/generator"
 	"github.com/berth-sim/berth/karpenter-conformance/scenario"
 	"github.com/berth-sim/berth/karpenter-conformance/upstream"
@@ -22,28 +26,84 @@ func main() {
 	file := flag.String("file", "", "scenario YAML file instead of a generated one")
 	mixed := flag.Int("mixed", 0, "generate a Mixed scenario with this many pods instead of Small")
 	showScenario := flag.Bool("scenario", false, "print the scenario instead of the result")
+	berth := flag.Bool("berth", false, "print berth's result instead of upstream's")
+	diffRuns := flag.Int("diff", 0, "compare berth with this many upstream runs and print the verdict")
 	flag.Parse()
-	if err := run(*seed, *file, *mixed, *showScenario); err != nil {
+	defer berthrun.Stop()
+	var err error
+	switch {
+	case *berth || *diffRuns > 0:
+		err = runBerth(*seed, *file, *mixed, *diffRuns)
+	default:
+		err = run(*seed, *file, *mixed, *showScenario)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "kdiff:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seed uint64, file string, mixed int, showScenario bool) error {
+func load(seed uint64, file string, mixed int) (*scenario.Scenario, error) {
 	var sc *scenario.Scenario
 	switch {
 	case file != "":
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if sc, err = scenario.Load(data); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 	case mixed > 0:
 		sc = generator.Mixed(mixed, seed)
 	default:
 		sc = generator.Small(seed)
+	}
+	return sc, nil
+}
+
+// runBerth prints berth's result, or with runs > 0 the comparison with
+// upstream's outcomes (and, on disagreement, the closest outcome).
+func runBerth(seed uint64, file string, mixed, runs int) error {
+	sc, err := load(seed, file, mixed)
+	if err != nil {
+		return err
+	}
+	res, solve, err := berthrun.RunTimed(sc)
+	if err != nil {
+		return err
+	}
+	if runs == 0 {
+		out, err := scenario.Marshal(res)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "# %s (berth): %d pods, %d nodeclaims, %d on existing nodes, %d errors; Solve %s\n",
+			sc.Name, len(sc.Pods), len(res.NodeClaims), len(res.Existing), len(res.Errors), solve)
+		_, err = os.Stdout.Write(out)
+		return err
+	}
+	outs, err := upstream.Outcomes(sc, runs)
+	if err != nil {
+		return err
+	}
+	results := make([]*scenario.Result, len(outs))
+	for i, o := range outs {
+		results[i] = o.Result
+	}
+	v := diff.Compare(res, results)
+	if v.Agree {
+		fmt.Printf("%s: agree (upstream outcome %d of %d, seen %d/%d runs)\n", sc.Name, v.Outcome, len(outs), outs[v.Outcome].Runs, runs)
+		return nil
+	}
+	fmt.Printf("%s: DISAGREE (%d upstream outcomes over %d runs); closest outcome %d:\n  %s\n", sc.Name, len(outs), runs, v.Outcome, v.First)
+	return nil
+}
+
+func run(seed uint64, file string, mixed int, showScenario bool) error {
+	sc, err := load(seed, file, mixed)
+	if err != nil {
+		return err
 	}
 	if showScenario {
 		out, err := scenario.Marshal(sc)

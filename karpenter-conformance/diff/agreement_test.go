@@ -1,0 +1,152 @@
+package diff
+
+import (
+	"flag"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/berth-sim/berth/karpenter-conformance/berthrun"
+	"github.com/berth-sim/berth/karpenter-conformance/generator"
+	"github.com/berth-sim/berth/karpenter-conformance/scenario"
+	"github.com/berth-sim/berth/karpenter-conformance/upstream"
+)
+
+var (
+	kseeds = flag.Int("kseeds", 100, "generator.Small seeds TestAgreement runs (1..N)")
+	kruns  = flag.Int("kruns", 3, "upstream runs per scenario (distinct outcomes are sampled)")
+	kmore  = flag.Int("kmore", 30, "upstream runs to add before calling an unknown disagreement new")
+)
+
+// Causes of the known disagreements (one regression file per class in
+// ../regressions).
+const (
+	// berth fidelity gap, caused by an upstream quirk:
+	// regressions/topology-group-hash-ignores-node-filter-values.yaml.
+	causeGroupHash = "upstream merges topology groups whose node filters differ only in values (hashstructure skips Requirement's unexported values); berth keeps them apart"
+	// Not a difference: berth's result is one upstream produces, but rarely
+	// enough that kmore runs may miss it.
+	causeSampling = "sampling: berth's outcome is upstream-possible but rare among many tie outcomes"
+)
+
+// known are the seeds of 1..100 where berth is not among upstream's sampled
+// outcomes, with the cause. TestAgreement logs them and fails only on new ones.
+var known = map[uint64]string{
+	29: causeGroupHash, // bound PVs in other zones inject different zone affinities into one deployment
+	39: causeGroupHash,
+	51: causeGroupHash,
+	82: causeGroupHash,
+	93: causeGroupHash,
+	// Agreed in 2-3 of 30 upstream runs: a 3+30-run sample misses them too often.
+	10: causeSampling,
+	65: causeSampling,
+	84: causeSampling,
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	berthrun.Stop()
+	os.Exit(code)
+}
+
+type seedResult struct {
+	seed    uint64
+	verdict Verdict
+	summary Summary
+	runs    int
+	err     error
+}
+
+// TestAgreement runs berth and genuine Karpenter on generator.Small(1..kseeds)
+// and requires berth's result to be one of upstream's sampled outcomes: kruns
+// runs, and kmore more before an unknown disagreement counts as new.
+func TestAgreement(t *testing.T) {
+	start := time.Now()
+	seeds := make(chan uint64)
+	results := make([]seedResult, *kseeds)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range seeds {
+				results[seed-1] = checkSeed(seed)
+			}
+		}()
+	}
+	for seed := uint64(1); seed <= uint64(*kseeds); seed++ {
+		seeds <- seed
+	}
+	close(seeds)
+	wg.Wait()
+
+	var total Summary
+	agree := 0
+	var fixed []uint64
+	for _, r := range results {
+		if r.err != nil {
+			t.Fatalf("seed %d: %v", r.seed, r.err)
+		}
+		total.NodeClaims += r.summary.NodeClaims
+		total.NodeClaimsAgree += r.summary.NodeClaimsAgree
+		total.Pods += r.summary.Pods
+		total.PodsAgree += r.summary.PodsAgree
+		cause, isKnown := known[r.seed]
+		switch {
+		case r.verdict.Agree:
+			agree++
+			if isKnown && cause != causeSampling {
+				fixed = append(fixed, r.seed)
+			}
+		case isKnown:
+			t.Logf("seed %d: known disagreement (%s): %s", r.seed, cause, r.verdict.First)
+		default:
+			t.Errorf("seed %d: NEW disagreement (closest of upstream's outcomes over %d runs: %d): %s\n  reproduce: go run ./cmd/kdiff -seed %d -diff 30",
+				r.seed, r.runs, r.verdict.Outcome, r.verdict.First, r.seed)
+		}
+	}
+	if len(fixed) > 0 {
+		t.Logf("known disagreements that now agree (remove them from known): %v", fixed)
+	}
+	t.Logf("agreement: %d/%d scenarios, %d/%d NodeClaims, %d/%d pods; %s",
+		agree, *kseeds, total.NodeClaimsAgree, total.NodeClaims, total.PodsAgree, total.Pods, time.Since(start).Round(time.Millisecond))
+}
+
+// checkSeed compares berth with upstream's sampled outcomes for one seed;
+// an unknown disagreement gets kmore upstream runs first. The summary
+// counts against the matched outcome, else the closest one.
+func checkSeed(seed uint64) seedResult {
+	sc := generator.Small(seed)
+	r := seedResult{seed: seed}
+	b, err := berthrun.Run(sc)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	var outs []*scenario.Result
+	sample := func(n int) {
+		more, err := upstream.Outcomes(sc, n)
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.runs += n
+		for _, o := range more {
+			outs = append(outs, o.Result)
+		}
+		r.verdict = Compare(b, outs)
+	}
+	sample(*kruns)
+	if r.err == nil && !r.verdict.Agree {
+		if _, isKnown := known[seed]; !isKnown && *kmore > 0 {
+			sample(*kmore)
+		}
+	}
+	if r.err == nil {
+		r.summary = Summarize(b, outs[max(r.verdict.Outcome, 0)])
+	}
+	return r
+}
