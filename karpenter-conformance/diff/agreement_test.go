@@ -15,7 +15,8 @@ import (
 )
 
 var (
-	kseeds = flag.Int("kseeds", 100, "generator.Small seeds TestAgreement runs (1..N)")
+	kseeds = flag.Int("kseeds", 100, "generator.Small seeds TestAgreement runs (kfrom..N)")
+	kfrom  = flag.Int("kfrom", 1, "first seed TestAgreement runs")
 	kruns  = flag.Int("kruns", 3, "upstream runs per scenario (distinct outcomes are sampled)")
 	kmore  = flag.Int("kmore", 30, "upstream runs to add before calling an unknown disagreement new")
 )
@@ -26,19 +27,25 @@ const (
 	// berth fidelity gap, caused by an upstream quirk:
 	// regressions/topology-group-hash-ignores-node-filter-values.yaml.
 	causeGroupHash = "upstream merges topology groups whose node filters differ only in values (hashstructure skips Requirement's unexported values); berth keeps them apart"
+	// Undetermined: regressions/seed-283-existing-nodes-daemonset.yaml. Needs
+	// existing nodes and a DaemonSet (either alone agrees); deterministic upstream.
+	causeExistingDaemon = "undetermined: hostname anti-affinity pods on existing pool nodes with a DaemonSet; upstream fits a 1-CPU pod where berth fits a 1.5-CPU one"
 	// Not a difference: berth's result is one upstream produces, but rarely
 	// enough that kmore runs may miss it.
 	causeSampling = "sampling: berth's outcome is upstream-possible but rare among many tie outcomes"
 )
 
-// known are the seeds of 1..100 where berth is not among upstream's sampled
+// known are the seeds (1..300 checked) where berth is not among upstream's sampled
 // outcomes, with the cause. TestAgreement logs them and fails only on new ones.
 var known = map[uint64]string{
-	29: causeGroupHash, // bound PVs in other zones inject different zone affinities into one deployment
-	39: causeGroupHash,
-	51: causeGroupHash,
-	82: causeGroupHash,
-	93: causeGroupHash,
+	29:  causeGroupHash, // bound PVs in other zones inject different zone affinities into one deployment
+	39:  causeGroupHash,
+	51:  causeGroupHash,
+	82:  causeGroupHash,
+	93:  causeGroupHash,
+	133: causeGroupHash, 182: causeGroupHash, 186: causeGroupHash, 203: causeGroupHash,
+	222: causeGroupHash, 285: causeGroupHash, 289: causeGroupHash, 293: causeGroupHash,
+	283: causeExistingDaemon,
 	// Agreed in 2-3 of 30 upstream runs: a 3+30-run sample misses them too often.
 	10: causeSampling,
 	65: causeSampling,
@@ -66,18 +73,22 @@ type seedResult struct {
 func TestAgreement(t *testing.T) {
 	start := time.Now()
 	seeds := make(chan uint64)
-	results := make([]seedResult, *kseeds)
+	first := uint64(max(*kfrom, 1))
+	if uint64(*kseeds) < first {
+		t.Skipf("no seeds in %d..%d", first, *kseeds)
+	}
+	results := make([]seedResult, uint64(*kseeds)-first+1)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for seed := range seeds {
-				results[seed-1] = checkSeed(seed)
+				results[seed-first] = checkSeed(seed)
 			}
 		}()
 	}
-	for seed := uint64(1); seed <= uint64(*kseeds); seed++ {
+	for seed := first; seed <= uint64(*kseeds); seed++ {
 		seeds <- seed
 	}
 	close(seeds)
@@ -112,7 +123,7 @@ func TestAgreement(t *testing.T) {
 		t.Logf("known disagreements that now agree (remove them from known): %v", fixed)
 	}
 	t.Logf("agreement: %d/%d scenarios, %d/%d NodeClaims, %d/%d pods; %s",
-		agree, *kseeds, total.NodeClaimsAgree, total.NodeClaims, total.PodsAgree, total.Pods, time.Since(start).Round(time.Millisecond))
+		agree, len(results), total.NodeClaimsAgree, total.NodeClaims, total.PodsAgree, total.Pods, time.Since(start).Round(time.Millisecond))
 }
 
 // checkSeed compares berth with upstream's sampled outcomes for one seed;
