@@ -24,12 +24,13 @@ var (
 // Causes of the known disagreements (one regression file per class in
 // ../regressions).
 const (
-	// berth fidelity gap, caused by an upstream quirk:
-	// regressions/topology-group-hash-ignores-node-filter-values.yaml.
-	causeGroupHash = "upstream merges topology groups whose node filters differ only in values (hashstructure skips Requirement's unexported values); berth keeps them apart"
-	// Undetermined: regressions/seed-283-existing-nodes-daemonset.yaml. Needs
+	// Undetermined: regressions/open/seed-283-existing-nodes-daemonset.yaml. Needs
 	// existing nodes and a DaemonSet (either alone agrees); deterministic upstream.
 	causeExistingDaemon = "undetermined: hostname anti-affinity pods on existing pool nodes with a DaemonSet; upstream fits a 1-CPU pod where berth fits a 1.5-CPU one"
+	// Undetermined: regressions/open/seed-133-hostname-spread-volume-zones.yaml.
+	// Hostname spread of pods whose bound volumes inject different zones: one
+	// topology group for all (as upstream hashes them), yet a different packing.
+	causeMergedSpread = "undetermined: hostname spread over pods with volume-injected zones (one merged group); berth packs differently"
 	// Not a difference: berth's result is one upstream produces, but rarely
 	// enough that kmore runs may miss it.
 	causeSampling = "sampling: berth's outcome is upstream-possible but rare among many tie outcomes"
@@ -38,14 +39,9 @@ const (
 // known are the seeds (1..300 checked) where berth is not among upstream's sampled
 // outcomes, with the cause. TestAgreement logs them and fails only on new ones.
 var known = map[uint64]string{
-	29:  causeGroupHash, // bound PVs in other zones inject different zone affinities into one deployment
-	39:  causeGroupHash,
-	51:  causeGroupHash,
-	82:  causeGroupHash,
-	93:  causeGroupHash,
-	133: causeGroupHash, 182: causeGroupHash, 186: causeGroupHash, 203: causeGroupHash,
-	222: causeGroupHash, 285: causeGroupHash, 289: causeGroupHash, 293: causeGroupHash,
 	283: causeExistingDaemon,
+	133: causeMergedSpread,
+	289: causeMergedSpread,
 	// Agreed in 2-3 of 30 upstream runs: a 3+30-run sample misses them too often.
 	10: causeSampling,
 	65: causeSampling,
