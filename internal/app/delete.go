@@ -171,17 +171,7 @@ func deleteObject(s *cluster.State, kind, namespace, name string) {
 		if n, ok := s.Nodes[key]; ok && s.MarkDeleting(n) {
 			// Karpenter's finalizer: its termination controller drains the node.
 		} else if ok {
-			delete(s.Nodes, key)
-			order := s.Scheduler.NodeOrder[:0]
-			for _, n := range s.Scheduler.NodeOrder {
-				if n != name {
-					order = append(order, n)
-				}
-			}
-			s.Scheduler.NodeOrder = order
-			for _, p := range s.PodsOnNode(name) {
-				s.DeletePod(p)
-			}
+			s.DeleteNode(name)
 		}
 	case "Namespace":
 		deleteNamespace(s, name)

@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/berth-sim/berth/internal/cluster"
 )
 
@@ -49,4 +51,15 @@ func SubnetID(clusterName, zone string) string {
 // security group.
 func SecurityGroupID(clusterName string) string {
 	return "sg-0" + stableHex("security-group", clusterName)
+}
+
+// BootedSystemInfo is a node's system info as a freshly booted EC2
+// instance of the AMI family reports it: the family's OS and kubelet, and
+// machine, system and boot IDs drawn from the cluster's seeded source.
+func BootedSystemInfo(s *cluster.State, amiFamily, arch string) corev1.NodeSystemInfo {
+	info := NodeSystemInfo(amiFamily, arch, s.Info.KubernetesVersion)
+	info.MachineID = fmt.Sprintf("ec2%016x%013x", s.Rand.Uint64(), s.Rand.Uint64()>>12)
+	info.SystemUUID = "ec2" + s.NewUID()[3:]
+	info.BootID = s.NewUID()
+	return info
 }

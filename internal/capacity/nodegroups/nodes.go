@@ -260,10 +260,7 @@ func BuildNode(s *cluster.State, ng cluster.NodeGroup, it *aws.InstanceType, zon
 		taints = append(taints, *t.DeepCopy())
 	}
 	now := metav1.NewTime(s.Now)
-	info := aws.NodeSystemInfo(family, it.Arch, s.Info.KubernetesVersion)
-	info.MachineID = fmt.Sprintf("ec2%016x%013x", s.Rand.Uint64(), s.Rand.Uint64()>>12)
-	info.SystemUUID = "ec2" + s.NewUID()[3:]
-	info.BootID = s.NewUID()
+	info := aws.BootedSystemInfo(s, family, it.Arch)
 	node := &corev1.Node{
 		TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},
 		ObjectMeta: metav1.ObjectMeta{

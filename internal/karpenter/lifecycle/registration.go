@@ -104,10 +104,7 @@ func buildNode(s *cluster.State, nc *karpv1.NodeClaim, name, ip string) *corev1.
 
 	arch := l[corev1.LabelArchStable]
 	family := amiFamilyOf(s, nc)
-	info := aws.NodeSystemInfo(family, arch, s.Info.KubernetesVersion)
-	info.MachineID = fmt.Sprintf("ec2%016x%013x", s.Rand.Uint64(), s.Rand.Uint64()>>12)
-	info.SystemUUID = "ec2" + s.NewUID()[3:]
-	info.BootID = s.NewUID()
+	info := aws.BootedSystemInfo(s, family, arch)
 	now := metav1.NewTime(s.Now)
 	var addresses []corev1.NodeAddress
 	if ip != "" {

@@ -386,3 +386,41 @@ func (c *Catalog) Resolve(s *cluster.State, pools []*Pool) {
 		p.Solver.InstanceTypes = c.InstanceTypes(s, p)
 	}
 }
+
+// Usage sums the capacity of the pool's nodes and in-flight claims, as
+// NodePoolResourcesFor does, with "nodes" counting them; it also returns
+// the count.
+func Usage(s *cluster.State, p *Pool) (corev1.ResourceList, int64) {
+	out := corev1.ResourceList{}
+	count := int64(0)
+	add := func(l corev1.ResourceList) {
+		for k, v := range l {
+			cur := out[k]
+			cur.Add(v)
+			out[k] = cur
+		}
+		count++
+	}
+	seen := map[string]bool{}
+	for _, name := range cluster.SortedKeys(s.NodeClaims) {
+		nc := s.NodeClaims[name]
+		if nc.Labels[p.Solver.PoolLabel] != p.Name {
+			continue
+		}
+		if nc.Status.NodeName != "" {
+			seen[nc.Status.NodeName] = true
+			if n := s.Nodes[nc.Status.NodeName]; n != nil {
+				add(n.Status.Capacity)
+				continue
+			}
+		}
+		add(nc.Status.Capacity)
+	}
+	for _, name := range cluster.SortedKeys(s.Nodes) {
+		if n := s.Nodes[name]; !seen[name] && n.Labels[p.Solver.PoolLabel] == p.Name {
+			add(n.Status.Capacity)
+		}
+	}
+	out["nodes"] = *resource.NewQuantity(count, resource.DecimalSI)
+	return out, count
+}

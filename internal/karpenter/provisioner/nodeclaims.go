@@ -135,7 +135,8 @@ func clusterView(s *cluster.State) *provisioning.Cluster {
 // limits are already exceeded by what it runs (Karpenter checks current
 // usage, so a pool can overshoot by its last claims).
 func (c *Controller) create(s *cluster.State, p *pools.Pool, nc *provisioning.NewNodeClaim) (string, error) {
-	if err := exceededBy(p.Solver.Limits, poolUsage(s, p)); err != nil {
+	usage, _ := pools.Usage(s, p)
+	if err := exceededBy(p.Solver.Limits, usage); err != nil {
 		return "", err
 	}
 	name := p.Name + "-" + s.Rand.String(5)

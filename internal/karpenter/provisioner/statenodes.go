@@ -2,7 +2,6 @@ package provisioner
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/berth-sim/berth/internal/cluster"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
@@ -126,42 +125,5 @@ func fillZero(node, claim corev1.ResourceList) corev1.ResourceList {
 			out[k] = v
 		}
 	}
-	return out
-}
-
-// poolUsage sums the capacity of the pool's nodes and in-flight claims, as
-// NodePoolResourcesFor does, with "nodes" counting them.
-func poolUsage(s *cluster.State, p *pools.Pool) corev1.ResourceList {
-	out := corev1.ResourceList{}
-	count := int64(0)
-	add := func(l corev1.ResourceList) {
-		for k, v := range l {
-			cur := out[k]
-			cur.Add(v)
-			out[k] = cur
-		}
-		count++
-	}
-	seen := map[string]bool{}
-	for _, name := range cluster.SortedKeys(s.NodeClaims) {
-		nc := s.NodeClaims[name]
-		if nc.Labels[p.Solver.PoolLabel] != p.Name {
-			continue
-		}
-		if nc.Status.NodeName != "" {
-			seen[nc.Status.NodeName] = true
-			if n := s.Nodes[nc.Status.NodeName]; n != nil {
-				add(n.Status.Capacity)
-				continue
-			}
-		}
-		add(nc.Status.Capacity)
-	}
-	for _, name := range cluster.SortedKeys(s.Nodes) {
-		if n := s.Nodes[name]; !seen[name] && n.Labels[p.Solver.PoolLabel] == p.Name {
-			add(n.Status.Capacity)
-		}
-	}
-	out["nodes"] = *resource.NewQuantity(count, resource.DecimalSI)
 	return out
 }

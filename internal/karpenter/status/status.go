@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sim/berth/internal/aws"
@@ -100,37 +99,17 @@ func nodeClass(s *cluster.State, nc *karpv1.EC2NodeClass) bool {
 	return true
 }
 
-// usage sums the capacity of a pool's nodes (in-flight NodeClaims by their
-// status) and counts them.
+// usage is the pool's usage as its status shows it: nothing without
+// nodes, and no node count for a v1alpha5 Provisioner.
 func usage(s *cluster.State, p *pools.Pool) (corev1.ResourceList, int64) {
-	out := corev1.ResourceList{}
-	var count int64
-	add := func(l corev1.ResourceList) {
-		for k, v := range l {
-			cur := out[k]
-			cur.Add(v)
-			out[k] = cur
-		}
-		count++
-	}
-	for _, name := range cluster.SortedKeys(s.NodeClaims) {
-		nc := s.NodeClaims[name]
-		if nc.Labels[p.Solver.PoolLabel] != p.Name {
-			continue
-		}
-		if n := s.Nodes[nc.Status.NodeName]; n != nil {
-			add(n.Status.Capacity)
-		} else {
-			add(nc.Status.Capacity)
-		}
-	}
-	if p.Kind == "NodePool" {
-		out["nodes"] = *resource.NewQuantity(count, resource.DecimalSI)
-	}
+	res, count := pools.Usage(s, p)
 	if count == 0 {
 		return nil, 0
 	}
-	return out, count
+	if p.Kind != "NodePool" {
+		delete(res, "nodes")
+	}
+	return res, count
 }
 
 // setCondition sets a condition, keeping its transition time when the
