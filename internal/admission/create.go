@@ -124,7 +124,9 @@ func Create(s *cluster.State, obj runtime.Object) error {
 			return err
 		}
 	} else {
+		before := karpenterRequirements(obj)
 		applyDefaults(obj)
+		defer noteKarpenterDefaults(s, obj, before)
 		if err := admitStorage(s, obj); err != nil {
 			return err
 		}

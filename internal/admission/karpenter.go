@@ -1,10 +1,15 @@
 package admission
 
 import (
+	"fmt"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/berth-sim/berth/internal/cluster"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
 	karpv1alpha5 "github.com/berth-sim/berth/internal/karpenter/apis/v1alpha5"
 )
@@ -149,4 +154,53 @@ func carryKarpenterStatus(obj, old runtime.Object) (specChanged, ok bool) {
 		return !apiequality.Semantic.DeepEqual(o.Spec, op.Spec), true
 	}
 	return false, false
+}
+
+// karpenterRequirements counts a pool's requirements (-1 for other kinds),
+// so that what defaulting added can be told afterwards.
+func karpenterRequirements(obj runtime.Object) int {
+	switch o := obj.(type) {
+	case *karpv1alpha5.Provisioner:
+		return len(o.Spec.Requirements)
+	case *karpv1.NodePool:
+		return len(o.Spec.Template.Spec.Requirements)
+	}
+	return -1
+}
+
+// noteKarpenterDefaults records, as a berth event on a created pool, which
+// API and which defaults berth applied, since they change what launches:
+// a Provisioner got its era's webhook requirements and runs as a converted
+// NodePool; a v1 NodePool gets no architecture default
+// (docs/karpenter-apis.md#defaults).
+func noteKarpenterDefaults(s *cluster.State, obj runtime.Object, before int) {
+	m, ok := obj.(metav1.Object)
+	if !ok || before < 0 || m.GetUID() == "" || !exists(s, obj, cluster.Key(m.GetNamespace(), m.GetName())) {
+		return
+	}
+	var msg string
+	switch o := obj.(type) {
+	case *karpv1alpha5.Provisioner:
+		var added []string
+		for _, r := range o.Spec.Requirements[before:] {
+			added = append(added, fmt.Sprintf("%s %s %v", r.Key, r.Operator, r.Values))
+		}
+		msg = "karpenter.sh/v1alpha5 Provisioner, run as a karpenter.sh/v1 NodePool converted as the migration guide maps it"
+		if len(added) > 0 {
+			msg += "; the v0.31 AWS webhook added requirements: " + strings.Join(added, ", ")
+		}
+	case *karpv1.NodePool:
+		msg = "karpenter.sh/v1 NodePool (Karpenter v1.6 semantics)"
+		arch := false
+		for _, r := range o.Spec.Template.Spec.Requirements {
+			arch = arch || r.Key == corev1.LabelArchStable
+		}
+		if !arch {
+			msg += "; no kubernetes.io/arch requirement and no webhook adds one: arm64 instance types compete on price"
+		}
+	default:
+		return
+	}
+	ref := corev1.ObjectReference{Kind: typeMeta(obj).Kind, APIVersion: typeMeta(obj).APIVersion, Name: m.GetName(), UID: m.GetUID()}
+	s.Record(cluster.EventSource{Component: "berth"}, ref, corev1.EventTypeNormal, "Defaulted", msg)
 }

@@ -133,7 +133,7 @@ func fromProvisioner(s *cluster.State, pr *v1alpha5.Provisioner) *Pool {
 	spec := pr.Spec
 	p := &Pool{Name: pr.Name, UID: pr.UID, APIVersion: APIVersionV1alpha5, Kind: "Provisioner", Annotations: spec.Annotations,
 		TTLSecondsAfterEmpty: spec.TTLSecondsAfterEmpty}
-	// The migration guide's mapping (docs/karpenter-apis.md#v1alpha5).
+	// The migration guide's mapping (docs/karpenter-apis.md#legacy-v1alpha5-provisioner-and-awsnodetemplate).
 	switch {
 	case spec.Consolidation != nil && spec.Consolidation.Enabled != nil && *spec.Consolidation.Enabled:
 		p.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized
