@@ -18,6 +18,8 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
 	"github.com/berth-sim/berth/internal/karpenter/events"
+	"github.com/berth-sim/berth/internal/karpenter/lifecycle"
+	"github.com/berth-sim/berth/internal/karpenter/podutil"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/provisioner"
 )
@@ -32,11 +34,8 @@ const (
 // Annotation v1alpha5's node controller put on empty nodes.
 const AnnotationEmptinessTimestamp = "karpenter.sh/emptiness-timestamp"
 
-// Condition types on NodeClaims.
-const (
-	ConditionConsolidatable = "Consolidatable"
-	ConditionInitialized    = "Initialized"
-)
+// ConditionConsolidatable is the NodeClaim condition this controller keeps.
+const ConditionConsolidatable = "Consolidatable"
 
 // Controller implements sim.Controller.
 type Controller struct{}
@@ -60,10 +59,11 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		return false, nil
 	}
 	all := pools.List(s)
-	changed := c.trackPodEvents(s)
+	onNode := podsByNode(s)
+	changed := c.trackPodEvents(s, onNode)
 	changed = c.expire(s) || changed
-	changed = c.legacyEmptiness(s, all) || changed
-	changed = c.emptiness(s, all) || changed
+	changed = c.legacyEmptiness(s, all, onNode) || changed
+	changed = c.emptiness(s, all, onNode) || changed
 	return changed, nil
 }
 
@@ -84,26 +84,29 @@ func claimsWithNodes(s *cluster.State, all []*pools.Pool) []candidate {
 	return out
 }
 
+// podsByNode lists each node's pods that still run (not terminal), in
+// key order; Sync builds it once, as every step asks it per node.
+func podsByNode(s *cluster.State) map[string][]*corev1.Pod {
+	out := map[string][]*corev1.Pod{}
+	for _, key := range cluster.SortedKeys(s.Pods) {
+		if p := s.Pods[key]; p.Spec.NodeName != "" && !cluster.IsTerminal(p) {
+			out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p)
+		}
+	}
+	return out
+}
+
 // reschedulable are the pods that would need a new home if the node went:
 // active pods that are not DaemonSet or mirror pods.
-func reschedulable(s *cluster.State, node string) []*corev1.Pod {
+func reschedulable(pods []*corev1.Pod) []*corev1.Pod {
 	var out []*corev1.Pod
-	for _, p := range s.PodsOnNode(node) {
-		if cluster.IsTerminal(p) || p.DeletionTimestamp != nil || ownedByKind(p, "DaemonSet") || ownedByKind(p, "Node") {
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil || podutil.OwnedByDaemonSet(p) || podutil.OwnedByNode(p) {
 			continue
 		}
 		out = append(out, p)
 	}
 	return out
-}
-
-func ownedByKind(p *corev1.Pod, kind string) bool {
-	for _, o := range p.OwnerReferences {
-		if o.Kind == kind {
-			return true
-		}
-	}
-	return false
 }
 
 func nominated(s *cluster.State, names ...string) bool {
@@ -117,7 +120,7 @@ func nominated(s *cluster.State, names ...string) bool {
 
 // trackPodEvents keeps each NodeClaim's lastPodEventTime: the last time a
 // pod was bound to its node or left it.
-func (c *Controller) trackPodEvents(s *cluster.State) bool {
+func (c *Controller) trackPodEvents(s *cluster.State, onNode map[string][]*corev1.Pod) bool {
 	changed := false
 	for _, name := range cluster.SortedKeys(s.NodeClaims) {
 		nc := s.NodeClaims[name]
@@ -125,10 +128,8 @@ func (c *Controller) trackPodEvents(s *cluster.State) bool {
 			continue
 		}
 		var uids []string
-		for _, p := range s.PodsOnNode(nc.Status.NodeName) {
-			if !cluster.IsTerminal(p) {
-				uids = append(uids, string(p.UID))
-			}
+		for _, p := range onNode[nc.Status.NodeName] {
+			uids = append(uids, string(p.UID))
 		}
 		sort.Strings(uids)
 		fingerprint := strings.Join(uids, ",")
@@ -181,7 +182,7 @@ func (c *Controller) expire(s *cluster.State) bool {
 // legacyEmptiness is v1alpha5's: an initialized node of a Provisioner with
 // ttlSecondsAfterEmpty gets the emptiness timestamp while it has no pods but
 // DaemonSet ones and is not nominated, and is deleted once the TTL passed.
-func (c *Controller) legacyEmptiness(s *cluster.State, all []*pools.Pool) bool {
+func (c *Controller) legacyEmptiness(s *cluster.State, all []*pools.Pool, onNode map[string][]*corev1.Pod) bool {
 	changed := false
 	for _, cand := range claimsWithNodes(s, all) {
 		p := cand.pool
@@ -190,7 +191,7 @@ func (c *Controller) legacyEmptiness(s *cluster.State, all []*pools.Pool) bool {
 		}
 		n := cand.node
 		_, marked := n.Annotations[AnnotationEmptinessTimestamp]
-		empty := len(reschedulable(s, n.Name)) == 0 && !nominated(s, n.Name, cand.claim.Name)
+		empty := len(reschedulable(onNode[n.Name])) == 0 && !nominated(s, n.Name, cand.claim.Name)
 		switch {
 		case empty && !marked:
 			if n.Annotations == nil {
@@ -225,7 +226,7 @@ func (c *Controller) legacyEmptiness(s *cluster.State, all []*pools.Pool) bool {
 
 // emptiness is the v1 method: consolidatable empty nodes within budget are
 // deleted together after a 15-second validation.
-func (c *Controller) emptiness(s *cluster.State, all []*pools.Pool) bool {
+func (c *Controller) emptiness(s *cluster.State, all []*pools.Pool, onNode map[string][]*corev1.Pod) bool {
 	changed := false
 	var empty []candidate
 	for _, cand := range claimsWithNodes(s, all) {
@@ -234,10 +235,10 @@ func (c *Controller) emptiness(s *cluster.State, all []*pools.Pool) bool {
 			continue
 		}
 		changed = c.markConsolidatable(s, cand, *p.ConsolidateAfter) || changed
-		if !isTrue(cand.claim, ConditionConsolidatable) || cand.node.Annotations["karpenter.sh/do-not-disrupt"] == "true" {
+		if !lifecycle.IsTrue(cand.claim, ConditionConsolidatable) || cand.node.Annotations["karpenter.sh/do-not-disrupt"] == "true" {
 			continue
 		}
-		if len(reschedulable(s, cand.node.Name)) > 0 || nominated(s, cand.node.Name, cand.claim.Name) {
+		if len(reschedulable(onNode[cand.node.Name])) > 0 || nominated(s, cand.node.Name, cand.claim.Name) {
 			continue
 		}
 		empty = append(empty, cand)
@@ -285,24 +286,30 @@ func (c *Controller) emptiness(s *cluster.State, all []*pools.Pool) bool {
 	return true
 }
 
-// markConsolidatable sets the Consolidatable condition once the node has
-// been initialized, and without pod events, for consolidateAfter.
+// markConsolidatable sets Consolidatable once the node has been
+// initialized, and without pod events, for consolidateAfter, and clears it
+// otherwise, as Karpenter's NodeClaim controller does.
 func (c *Controller) markConsolidatable(s *cluster.State, cand candidate, after time.Duration) bool {
 	nc := cand.claim
-	since := conditionTime(nc, ConditionInitialized)
+	var since time.Time
+	if init := lifecycle.FindCondition(nc, lifecycle.ConditionInitialized); init != nil {
+		since = init.LastTransitionTime.Time
+	}
 	if t := nc.Status.LastPodEventTime.Time; t.After(since) {
 		since = t
 	}
 	at := since.Add(after)
-	want := !s.Now.Before(at)
-	if !want {
+	changed := false
+	if s.Now.Before(at) {
 		s.AddTimer(cluster.Timer{At: at, Owner: c.Name(), Object: nc.Name, Settling: true})
+		changed = lifecycle.ClearCondition(nc, ConditionConsolidatable)
+	} else if !lifecycle.IsTrue(nc, ConditionConsolidatable) {
+		changed = lifecycle.SetCondition(s, nc, ConditionConsolidatable, metav1.ConditionTrue, ConditionConsolidatable, "")
 	}
-	if isTrue(nc, ConditionConsolidatable) == want {
-		return false
+	if changed {
+		nc.ResourceVersion = s.Bump()
 	}
-	setCondition(s, nc, ConditionConsolidatable, want)
-	return true
+	return changed
 }
 
 // budgets is, per pool, how many nodes may be disrupted for emptiness now:
@@ -314,7 +321,7 @@ func budgets(s *cluster.State, all []*pools.Pool) map[string]int {
 		total, disrupting := 0, 0
 		for _, name := range cluster.SortedKeys(s.NodeClaims) {
 			nc := s.NodeClaims[name]
-			if nc.Labels[p.Solver.PoolLabel] != p.Name || !isTrue(nc, ConditionInitialized) {
+			if nc.Labels[p.Solver.PoolLabel] != p.Name || !lifecycle.IsTrue(nc, lifecycle.ConditionInitialized) {
 				continue
 			}
 			total++
@@ -385,41 +392,4 @@ func hasTaint(n *corev1.Node, key string) bool {
 		}
 	}
 	return false
-}
-
-func isTrue(nc *karpv1.NodeClaim, typ string) bool {
-	for _, c := range nc.Status.Conditions {
-		if c.Type == typ {
-			return c.Status == metav1.ConditionTrue
-		}
-	}
-	return false
-}
-
-func conditionTime(nc *karpv1.NodeClaim, typ string) time.Time {
-	for _, c := range nc.Status.Conditions {
-		if c.Type == typ {
-			return c.LastTransitionTime.Time
-		}
-	}
-	return time.Time{}
-}
-
-func setCondition(s *cluster.State, nc *karpv1.NodeClaim, typ string, value bool) {
-	status := metav1.ConditionFalse
-	reason := "NotConsolidatable"
-	if value {
-		status, reason = metav1.ConditionTrue, typ
-	}
-	c := metav1.Condition{Type: typ, Status: status, Reason: reason, LastTransitionTime: metav1.NewTime(s.Now),
-		ObservedGeneration: nc.Generation}
-	for i := range nc.Status.Conditions {
-		if nc.Status.Conditions[i].Type == typ {
-			nc.Status.Conditions[i] = c
-			nc.ResourceVersion = s.Bump()
-			return
-		}
-	}
-	nc.Status.Conditions = append(nc.Status.Conditions, c)
-	nc.ResourceVersion = s.Bump()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
 	"github.com/berth-sim/berth/internal/karpenter/apis/v1alpha5"
+	"github.com/berth-sim/berth/internal/karpenter/lifecycle"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/provisioner"
 	"github.com/berth-sim/berth/internal/karpenter/scheduling"
@@ -32,7 +33,7 @@ func fixture(n int, budgets []karpv1.Budget, consolidateAfter karpv1.NillableDur
 		node := fmt.Sprintf("ip-%d", i)
 		s.NodeClaims[name] = &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name),
 			Labels: map[string]string{scheduling.NodePoolLabelKey: "default"}, Finalizers: []string{cluster.KarpenterTerminationFinalizer}},
-			Status: karpv1.NodeClaimStatus{NodeName: node, Conditions: []metav1.Condition{{Type: ConditionInitialized, Status: metav1.ConditionTrue,
+			Status: karpv1.NodeClaimStatus{NodeName: node, Conditions: []metav1.Condition{{Type: lifecycle.ConditionInitialized, Status: metav1.ConditionTrue,
 				LastTransitionTime: metav1.NewTime(s.Now)}}}}
 		s.Nodes[node] = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node, UID: types.UID("node-" + name),
 			Labels: map[string]string{scheduling.NodePoolLabelKey: "default", provisioner.LabelInitialized: "true"}}}

@@ -255,12 +255,12 @@ func (c *Controller) launch(s *cluster.State, nc *karpv1.NodeClaim, list []*pool
 	if err != nil {
 		// A CreateError: Launched stays Unknown with the reason, and the
 		// launch is tried again (the liveness timeout is not modelled).
-		if setCondition(s, nc, ConditionLaunched, metav1.ConditionUnknown, "InstanceTypeFilteringFailed", "Error truncating instance types based on the passed-in requirements") {
+		if SetCondition(s, nc, ConditionLaunched, metav1.ConditionUnknown, "InstanceTypeFilteringFailed", "Error truncating instance types based on the passed-in requirements") {
 			write(s, nc)
 			changed = true
 		}
 		next := s.Now.Add(LaunchRetryInterval)
-		if ttl := findCondition(nc, ConditionRegistered).LastTransitionTime.Add(RegistrationTTL); ttl.Before(next) {
+		if ttl := FindCondition(nc, ConditionRegistered).LastTransitionTime.Add(RegistrationTTL); ttl.Before(next) {
 			next = ttl // the liveness check deletes it then
 		}
 		wake(s, next, nc.Name)

@@ -170,22 +170,22 @@ func (c *Controller) reconcile(s *cluster.State, nc *karpv1.NodeClaim, list []*p
 		changed = true
 	}
 	for _, t := range []string{ConditionLaunched, ConditionRegistered, ConditionInitialized} {
-		if findCondition(nc, t) == nil {
-			setCondition(s, nc, t, metav1.ConditionUnknown, "AwaitingReconciliation", "object is awaiting reconciliation")
+		if FindCondition(nc, t) == nil {
+			SetCondition(s, nc, t, metav1.ConditionUnknown, "AwaitingReconciliation", "object is awaiting reconciliation")
 			changed = true
 		}
 	}
 	if changed {
 		write(s, nc)
 	}
-	if reg := findCondition(nc, ConditionRegistered); reg.Status != metav1.ConditionTrue {
+	if reg := FindCondition(nc, ConditionRegistered); reg.Status != metav1.ConditionTrue {
 		// Liveness: a claim not registered 15 minutes after it was
 		// created is deleted (only a launch that keeps failing gets here).
 		if !s.Now.Before(reg.LastTransitionTime.Add(RegistrationTTL)) {
 			return s.MarkDeleting(nc) || changed, nil
 		}
 	}
-	if !isTrue(nc, ConditionLaunched) {
+	if !IsTrue(nc, ConditionLaunched) {
 		due := nc.CreationTimestamp.Add(LaunchDelay)
 		if s.Now.Before(due) {
 			wake(s, due, nc.Name)
@@ -197,8 +197,8 @@ func (c *Controller) reconcile(s *cluster.State, nc *karpv1.NodeClaim, list []*p
 		}
 		changed = true
 	}
-	if !isTrue(nc, ConditionRegistered) {
-		due := findCondition(nc, ConditionLaunched).LastTransitionTime.Add(RegistrationDelay)
+	if !IsTrue(nc, ConditionRegistered) {
+		due := FindCondition(nc, ConditionLaunched).LastTransitionTime.Add(RegistrationDelay)
 		if s.Now.Before(due) {
 			wake(s, due, nc.Name)
 			return changed, nil
@@ -217,7 +217,7 @@ func (c *Controller) reconcile(s *cluster.State, nc *karpv1.NodeClaim, list []*p
 		}
 		return changed, nil
 	}
-	if !isTrue(nc, ConditionInitialized) {
+	if !IsTrue(nc, ConditionInitialized) {
 		changed = initialize(s, nc, node) || changed
 	}
 	return changed, nil
@@ -239,7 +239,8 @@ func writeNode(s *cluster.State, node *corev1.Node) {
 	s.NoteChange()
 }
 
-func findCondition(nc *karpv1.NodeClaim, t string) *metav1.Condition {
+// FindCondition returns the NodeClaim's condition of type t, or nil.
+func FindCondition(nc *karpv1.NodeClaim, t string) *metav1.Condition {
 	for i := range nc.Status.Conditions {
 		if nc.Status.Conditions[i].Type == t {
 			return &nc.Status.Conditions[i]
@@ -248,27 +249,40 @@ func findCondition(nc *karpv1.NodeClaim, t string) *metav1.Condition {
 	return nil
 }
 
-func isTrue(nc *karpv1.NodeClaim, t string) bool {
-	c := findCondition(nc, t)
+// IsTrue tells whether the NodeClaim's condition t is True.
+func IsTrue(nc *karpv1.NodeClaim, t string) bool {
+	c := FindCondition(nc, t)
 	return c != nil && c.Status == metav1.ConditionTrue
 }
 
 // setTrue sets t True with the reason operatorpkg's SetTrue gives (the type).
 func setTrue(s *cluster.State, nc *karpv1.NodeClaim, t string) bool {
-	return setCondition(s, nc, t, metav1.ConditionTrue, t, "")
+	return SetCondition(s, nc, t, metav1.ConditionTrue, t, "")
+}
+
+// ClearCondition removes condition t, as operatorpkg's Clear does (the
+// disruption controller clears Consolidatable); it reports a change.
+func ClearCondition(nc *karpv1.NodeClaim, t string) bool {
+	for i := range nc.Status.Conditions {
+		if nc.Status.Conditions[i].Type == t {
+			nc.Status.Conditions = append(nc.Status.Conditions[:i], nc.Status.Conditions[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 // readyDependents make up Ready (the NodeClaim's condition set).
 var readyDependents = []string{ConditionLaunched, ConditionRegistered, ConditionInitialized}
 
-// setCondition sets one condition as operatorpkg's ConditionSet.Set does:
+// SetCondition sets one condition as operatorpkg's ConditionSet.Set does:
 // the transition time moves only with the status (a dependent first seen
 // takes the creation time), conditions are sorted by transition time with
 // Ready last, and Ready is recomputed from the dependents. It reports a
 // change; the caller writes the object.
-func setCondition(s *cluster.State, nc *karpv1.NodeClaim, t string, status metav1.ConditionStatus, reason, message string) bool {
+func SetCondition(s *cluster.State, nc *karpv1.NodeClaim, t string, status metav1.ConditionStatus, reason, message string) bool {
 	cond := metav1.Condition{Type: t, Status: status, Reason: reason, Message: message, ObservedGeneration: nc.Generation}
-	old := findCondition(nc, t)
+	old := FindCondition(nc, t)
 	switch {
 	case old == nil && slices.Contains(readyDependents, t) && status == metav1.ConditionUnknown:
 		cond.LastTransitionTime = nc.CreationTimestamp
@@ -305,7 +319,7 @@ func recomputeReady(s *cluster.State, nc *karpv1.NodeClaim) {
 	var unhealthy []string
 	status := metav1.ConditionUnknown
 	for _, t := range readyDependents {
-		c := findCondition(nc, t)
+		c := FindCondition(nc, t)
 		switch {
 		case c == nil:
 			continue
@@ -317,14 +331,14 @@ func recomputeReady(s *cluster.State, nc *karpv1.NodeClaim) {
 		unhealthy = append(unhealthy, fmt.Sprintf("%s=%s", c.Type, c.Status))
 	}
 	if len(unhealthy) == 0 {
-		setCondition(s, nc, ConditionReady, metav1.ConditionTrue, ConditionReady, "")
+		SetCondition(s, nc, ConditionReady, metav1.ConditionTrue, ConditionReady, "")
 		return
 	}
 	reason := "ReconcilingDependents"
 	if status == metav1.ConditionFalse {
 		reason = "UnhealthyDependents"
 	}
-	setCondition(s, nc, ConditionReady, status, reason, strings.Join(unhealthy, ", "))
+	SetCondition(s, nc, ConditionReady, status, reason, strings.Join(unhealthy, ", "))
 }
 
 // claimRef is the node's owner reference to its NodeClaim.

@@ -169,7 +169,7 @@ func mergeTaints(into, add []corev1.Taint) []corev1.Taint {
 func initialize(s *cluster.State, nc *karpv1.NodeClaim, node *corev1.Node) bool {
 	changed := false
 	if len(nc.Spec.StartupTaints) != 0 {
-		due := findCondition(nc, ConditionRegistered).LastTransitionTime.Add(StartupTaintRemovalDelay)
+		due := FindCondition(nc, ConditionRegistered).LastTransitionTime.Add(StartupTaintRemovalDelay)
 		if s.Now.Before(due) {
 			wake(s, due, nc.Name)
 		} else {
@@ -185,7 +185,7 @@ func initialize(s *cluster.State, nc *karpv1.NodeClaim, node *corev1.Node) bool 
 	}
 	reason, message := initializedBlocker(nc, node)
 	if reason != "" {
-		if setCondition(s, nc, ConditionInitialized, metav1.ConditionUnknown, reason, message) {
+		if SetCondition(s, nc, ConditionInitialized, metav1.ConditionUnknown, reason, message) {
 			write(s, nc)
 			changed = true
 		}

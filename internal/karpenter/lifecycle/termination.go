@@ -16,6 +16,7 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	"github.com/berth-sim/berth/internal/controllers/disruption"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
+	"github.com/berth-sim/berth/internal/karpenter/podutil"
 )
 
 // labelExcludeFromLB is set with the disrupted taint so load balancers stop
@@ -31,7 +32,7 @@ func (c *Controller) finalizeClaim(s *cluster.State, nc *karpv1.NodeClaim) bool 
 		removeClaim(s, nc)
 		return true
 	}
-	if isTrue(nc, ConditionRegistered) {
+	if IsTrue(nc, ConditionRegistered) {
 		if node, ok := s.Nodes[nc.Status.NodeName]; ok {
 			if node.DeletionTimestamp != nil {
 				return false
@@ -122,7 +123,7 @@ func (c *Controller) drained(s *cluster.State, node *corev1.Node, nc *karpv1.Nod
 		if isCritical(p) {
 			i = 2
 		}
-		if ownedBy(p, "DaemonSet") {
+		if podutil.OwnedByDaemonSet(p) {
 			i++
 		}
 		waves[i] = append(waves[i], p)
@@ -136,7 +137,7 @@ func (c *Controller) drained(s *cluster.State, node *corev1.Node, nc *karpv1.Nod
 		fmt.Sprintf("Failed to drain node, %d pods are waiting to be evicted", total)) {
 		*changed = true
 	}
-	if nc != nil && setCondition(s, nc, ConditionDrained, metav1.ConditionUnknown, "Draining", "Draining") {
+	if nc != nil && SetCondition(s, nc, ConditionDrained, metav1.ConditionUnknown, "Draining", "Draining") {
 		write(s, nc)
 		*changed = true
 	}
@@ -176,8 +177,8 @@ func (c *Controller) drained(s *cluster.State, node *corev1.Node, nc *karpv1.Nod
 // evictionReason is the disruption reason of the claim, else "Forceful
 // Termination" (a user's delete).
 func evictionReason(nc *karpv1.NodeClaim) string {
-	if nc != nil && isTrue(nc, ConditionDisruptionReason) {
-		return findCondition(nc, ConditionDisruptionReason).Reason
+	if nc != nil && IsTrue(nc, ConditionDisruptionReason) {
+		return FindCondition(nc, ConditionDisruptionReason).Reason
 	}
 	return "Forceful Termination"
 }
@@ -185,7 +186,7 @@ func evictionReason(nc *karpv1.NodeClaim) string {
 // drainable is pod.IsDrainable: not tolerating the disrupted taint, not a
 // mirror pod, not stuck terminating a minute past its deletion time.
 func drainable(s *cluster.State, p *corev1.Pod) bool {
-	if toleratesDisrupted(p) || ownedBy(p, "Node") {
+	if toleratesDisrupted(p) || podutil.OwnedByNode(p) {
 		return false
 	}
 	return p.DeletionTimestamp == nil || s.Now.Sub(p.DeletionTimestamp.Time) <= time.Minute
@@ -194,7 +195,7 @@ func drainable(s *cluster.State, p *corev1.Pod) bool {
 // evictable is pod.IsEvictable: active, drainable in kind, and not
 // protected by karpenter.sh/do-not-disrupt.
 func evictable(p *corev1.Pod) bool {
-	return !cluster.IsTerminal(p) && p.DeletionTimestamp == nil && !toleratesDisrupted(p) && !ownedBy(p, "Node") &&
+	return !cluster.IsTerminal(p) && p.DeletionTimestamp == nil && !toleratesDisrupted(p) && !podutil.OwnedByNode(p) &&
 		p.Annotations[DoNotDisruptAnnotation] != "true"
 }
 
@@ -204,13 +205,4 @@ func toleratesDisrupted(p *corev1.Pod) bool {
 
 func isCritical(p *corev1.Pod) bool {
 	return p.Spec.PriorityClassName == "system-cluster-critical" || p.Spec.PriorityClassName == "system-node-critical"
-}
-
-func ownedBy(p *corev1.Pod, kind string) bool {
-	for _, r := range p.OwnerReferences {
-		if r.Kind == kind {
-			return true
-		}
-	}
-	return false
 }

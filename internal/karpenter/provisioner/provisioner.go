@@ -14,6 +14,7 @@ import (
 
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/karpenter/events"
+	"github.com/berth-sim/berth/internal/karpenter/podutil"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/provisioning"
 )
@@ -129,32 +130,26 @@ func containsUID(list []types.UID, uid types.UID) bool {
 // provisionablePods are the pods kube-scheduler marked Unschedulable that
 // are unbound, not preempting, and not owned by a DaemonSet or a node.
 func provisionablePods(s *cluster.State) []*corev1.Pod {
+	// It runs every round: walk the pods once and sort only what is kept.
 	var out []*corev1.Pod
-	for _, key := range cluster.SortedKeys(s.Pods) {
-		p := s.Pods[key]
+	for _, p := range s.Pods {
 		if p.Spec.NodeName != "" || p.Status.NominatedNodeName != "" || p.DeletionTimestamp != nil || !failedToSchedule(p) {
 			continue
 		}
-		if ownedBy(p, "apps/v1", "DaemonSet") || ownedBy(p, "v1", "Node") {
+		if podutil.OwnedByDaemonSet(p) || podutil.OwnedByNode(p) {
 			continue
 		}
 		out = append(out, p)
 	}
+	sort.Slice(out, func(i, j int) bool {
+		return cluster.Key(out[i].Namespace, out[i].Name) < cluster.Key(out[j].Namespace, out[j].Name)
+	})
 	return out
 }
 
 func failedToSchedule(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonUnschedulable {
-			return true
-		}
-	}
-	return false
-}
-
-func ownedBy(p *corev1.Pod, apiVersion, kind string) bool {
-	for _, o := range p.OwnerReferences {
-		if o.APIVersion == apiVersion && o.Kind == kind {
 			return true
 		}
 	}

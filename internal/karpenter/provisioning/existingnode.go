@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/berth-sim/berth/internal/karpenter/podutil"
 	"github.com/berth-sim/berth/internal/karpenter/scheduling"
 )
 
@@ -27,7 +28,7 @@ func newExistingNode(n *StateNode, top *topology, daemons []*corev1.Pod) *existi
 	ports := newHostPortUsage()
 	for _, p := range n.Pods {
 		podsOnNode = append(podsOnNode, p)
-		if isDaemonSetPod(p) {
+		if podutil.OwnedByDaemonSet(p) {
 			daemonsOnNode = append(daemonsOnNode, p)
 		}
 		ports.add(p, hostPortsOf(p))
@@ -87,13 +88,4 @@ func (n *existingNode) add(pod *corev1.Pod, data *podData, reqs scheduling.Requi
 	n.requirements = reqs
 	n.topology.record(pod, n.Taints, reqs)
 	n.hostPorts.add(pod, hostPortsOf(pod))
-}
-
-func isDaemonSetPod(p *corev1.Pod) bool {
-	for _, o := range p.OwnerReferences {
-		if o.Controller != nil && *o.Controller && o.Kind == "DaemonSet" {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/karpenter/instancetype"
 	"github.com/berth-sim/berth/internal/karpenter/scheduling"
 )
@@ -106,7 +107,7 @@ func (c *Cluster) podsIn(ns string) []*corev1.Pod {
 func (c *Cluster) boundPods() []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, p := range c.Pods {
-		if p.Spec.NodeName != "" && !isTerminal(p) {
+		if p.Spec.NodeName != "" && !cluster.IsTerminal(p) {
 			out = append(out, p)
 		}
 	}

@@ -59,17 +59,8 @@ func newNodeClaim(t *nodePoolTemplate, top *topology, hostname string, daemon co
 // tolerate the pool's taints or whose requirements conflict with the
 // claim's; canAdd would reject it too.
 func (n *nodeClaim) quickCheck(pod *corev1.Pod, data *podData) bool {
-	for i := range n.template.Taints {
-		ok := false
-		for j := range pod.Spec.Tolerations {
-			if pod.Spec.Tolerations[j].ToleratesTaint(discard, &n.template.Taints[i], false) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
+	if !tolerated(n.template.Taints, pod.Spec.Tolerations) {
+		return false
 	}
 	if !n.ceilingOK {
 		n.ceiling, n.ceilingOK = n.cache.ceilingOf(n.instanceTypes)

@@ -217,6 +217,11 @@ func (s *solver) updatePodData(p *corev1.Pod) {
 func (s *solver) add(p *corev1.Pod) error {
 	data := s.data[p.UID]
 	for _, n := range s.existing {
+		// As for in-flight claims below: no error is worded for a node the
+		// pod's taints or requirements already rule out.
+		if !tolerated(n.Taints, p.Spec.Tolerations) || !n.requirements.IsCompatible(data.requirements) {
+			continue
+		}
 		if reqs, err := n.canAdd(p, data); err == nil {
 			n.add(p, data, reqs)
 			return nil

@@ -11,6 +11,24 @@ import (
 // discard silences the toleration matcher's logging.
 var discard = logr.Discard()
 
+// tolerated is tolerates without the worded error, for the checks whose
+// error nobody reads.
+func tolerated(taints []corev1.Taint, tolerations []corev1.Toleration) bool {
+	for i := range taints {
+		ok := false
+		for j := range tolerations {
+			if tolerations[j].ToleratesTaint(discard, &taints[i], false) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // tolerates checks every taint against the tolerations and reports each
 // one not tolerated, as Karpenter's Taints.Tolerates does.
 func tolerates(taints []corev1.Taint, tolerations []corev1.Toleration) error {

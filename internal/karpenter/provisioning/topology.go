@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/karpenter/scheduling"
 )
 
@@ -368,11 +369,7 @@ func listSelector(s *metav1.LabelSelector) labels.Selector {
 }
 
 func ignoredForTopology(p *corev1.Pod) bool {
-	return p.Spec.NodeName == "" || isTerminal(p) || p.DeletionTimestamp != nil
-}
-
-func isTerminal(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+	return p.Spec.NodeName == "" || cluster.IsTerminal(p) || p.DeletionTimestamp != nil
 }
 
 func hasPodAntiAffinity(p *corev1.Pod) bool {

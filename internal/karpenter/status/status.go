@@ -14,7 +14,6 @@ import (
 
 	"github.com/berth-sim/berth/internal/aws"
 	"github.com/berth-sim/berth/internal/cluster"
-	"github.com/berth-sim/berth/internal/karpenter/apis"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 )
@@ -40,15 +39,16 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		switch p.Kind {
 		case "NodePool":
 			np := s.NodePools[p.Name]
-			st := apis.JSONCopy(&np.Status)
+			st := np.Status // fields are replaced, not mutated; conditions are copied
+			st.Conditions = append([]metav1.Condition(nil), np.Status.Conditions...)
 			st.Resources = res
 			st.Nodes = &count
 			nodeClassReady := p.NotReady == ""
 			setCondition(s, &st.Conditions, "ValidationSucceeded", true, np.Generation)
 			setCondition(s, &st.Conditions, "NodeClassReady", nodeClassReady, np.Generation)
 			setCondition(s, &st.Conditions, "Ready", nodeClassReady, np.Generation)
-			if !equality.Semantic.DeepEqual(*st, np.Status) {
-				np.Status = *st
+			if !equality.Semantic.DeepEqual(st, np.Status) {
+				np.Status = st
 				np.ResourceVersion = s.Bump()
 				changed = true
 			}
@@ -67,7 +67,8 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 // nodeClass resolves what berth can: the cluster's private subnet in each
 // zone, one security group and the AMIs of the family.
 func nodeClass(s *cluster.State, nc *karpv1.EC2NodeClass) bool {
-	st := apis.JSONCopy(&nc.Status)
+	st := nc.Status // fields are replaced, not mutated; conditions are copied
+	st.Conditions = append([]metav1.Condition(nil), nc.Status.Conditions...)
 	region := aws.Region(s.Info)
 	st.Subnets = nil
 	for _, zone := range aws.ClusterZones(s.Info) {
@@ -91,10 +92,10 @@ func nodeClass(s *cluster.State, nc *karpv1.EC2NodeClass) bool {
 	for _, typ := range []string{"SubnetsReady", "SecurityGroupsReady", "AMIsReady", "InstanceProfileReady", "ValidationSucceeded", "Ready"} {
 		setCondition(s, &st.Conditions, typ, true, nc.Generation)
 	}
-	if equality.Semantic.DeepEqual(*st, nc.Status) {
+	if equality.Semantic.DeepEqual(st, nc.Status) {
 		return false
 	}
-	nc.Status = *st
+	nc.Status = st
 	nc.ResourceVersion = s.Bump()
 	return true
 }
