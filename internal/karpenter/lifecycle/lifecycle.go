@@ -204,7 +204,12 @@ func (c *Controller) reconcile(s *cluster.State, nc *karpv1.NodeClaim, list []*p
 			return changed, nil
 		}
 		if err := register(s, nc); err != nil {
-			return changed, err
+			// The instance cannot join (no address left in the subnet, a
+			// name taken): it stays unregistered, and the registration
+			// timeout removes the NodeClaim, as for a node that never joins.
+			publish(s, cluster.Regarding("NodeClaim", karpv1.SchemeGroupVersion.String(), nc), corev1.EventTypeWarning,
+				"FailedRegistration", fmt.Sprintf("NodeClaim %s event: %s", nc.Name, err))
+			return changed, nil
 		}
 		changed = true
 	}

@@ -36,6 +36,11 @@ func TestScenarios(t *testing.T) {
 			err := view.Get(&b, s, view.GetOptions{Args: []string{"nodeclaims"}, Output: outputArg(d)})
 			return b.String(), err
 		},
+		// region names the cluster's AWS region (a ClusterConfig would).
+		"region": func(s *cluster.State, d *datadriven.TestData) (string, error) {
+			s.Info.Region = strings.TrimSpace(d.CmdArgs[0].Key)
+			return "", nil
+		},
 		"claim":    showClaim,
 		"nodeinfo": showNode,
 	}, func() []sim.Controller {

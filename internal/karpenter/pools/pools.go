@@ -198,20 +198,61 @@ func nillable(v string) *time.Duration {
 // not model subnet tags, so every selector term selects them all
 // (docs/karpenter-apis.md#subnets).
 func subnetZones(s *cluster.State) []instancetype.Zone {
-	return instancetype.ZonesOf(aws.ClusterZones(s.Info)...)
+	return instancetype.ZonesOf(Zones(s)...)
 }
 
-// Region and RegionZones are where pools launch: the cluster's region and
-// every zone EC2 has there.
-func Region(s *cluster.State) string { return aws.Region(s.Info) }
+// Region is where pools launch: the ClusterConfig's region, else the
+// region of the EC2 nodes the state holds (nodes exported from another
+// cluster), else none, and Karpenter launches nothing.
+func Region(s *cluster.State) string {
+	if s.Info.Region != "" {
+		return s.Info.Region
+	}
+	for _, name := range cluster.SortedKeys(s.Nodes) {
+		if n := s.Nodes[name]; aws.IsEC2Node(n) {
+			if r := n.Labels[corev1.LabelTopologyRegion]; r != "" {
+				return r
+			}
+			if z := n.Labels[corev1.LabelTopologyZone]; z != "" {
+				return aws.RegionOfZone(z)
+			}
+		}
+	}
+	return ""
+}
 
+// Zones are the cluster's zones: the ClusterConfig's, else those of its
+// EC2 nodes in the region, else the region's default three.
+func Zones(s *cluster.State) []string {
+	if len(s.Info.Zones) > 0 || s.Info.Region != "" {
+		return aws.ClusterZones(s.Info)
+	}
+	region := Region(s)
+	seen := map[string]bool{}
+	var zones []string
+	for _, name := range cluster.SortedKeys(s.Nodes) {
+		n := s.Nodes[name]
+		if z := n.Labels[corev1.LabelTopologyZone]; aws.IsEC2Node(n) && z != "" && aws.RegionOfZone(z) == region && !seen[z] {
+			seen[z] = true
+			zones = append(zones, z)
+		}
+	}
+	if len(zones) == 0 && region != "" {
+		return aws.DefaultZones(region)
+	}
+	sort.Strings(zones)
+	return zones
+}
+
+// RegionZones are the zones EC2 offers instance types in: the region's
+// default three and the cluster's.
 func RegionZones(s *cluster.State) []instancetype.Zone {
 	zones := aws.DefaultZones(Region(s))
 	have := map[string]bool{}
 	for _, z := range zones {
 		have[z] = true
 	}
-	for _, z := range aws.ClusterZones(s.Info) {
+	for _, z := range Zones(s) {
 		if !have[z] {
 			zones = append(zones, z)
 		}

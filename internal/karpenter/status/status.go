@@ -69,9 +69,9 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 func nodeClass(s *cluster.State, nc *karpv1.EC2NodeClass) bool {
 	st := nc.Status // fields are replaced, not mutated; conditions are copied
 	st.Conditions = append([]metav1.Condition(nil), nc.Status.Conditions...)
-	region := aws.Region(s.Info)
+	region := pools.Region(s)
 	st.Subnets = nil
-	for _, zone := range aws.ClusterZones(s.Info) {
+	for _, zone := range pools.Zones(s) {
 		id, _ := aws.ZoneID(zone)
 		st.Subnets = append(st.Subnets, karpv1.Subnet{ID: aws.SubnetID(s.Info.Name, zone), Zone: zone, ZoneID: id})
 	}
