@@ -51,6 +51,11 @@ func applyClusterConfig(s *cluster.State, cc *eksctl.ClusterConfig, src manifest
 		}
 		changed = true
 	}
+	profilesAdded, err := applyFargateProfiles(s, cc, src)
+	if err != nil {
+		return "", err
+	}
+	changed = changed || profilesAdded
 	if created {
 		names, disableDefaults := cc.SelectedAddons()
 		if err := installAddons(s, addons.AddonsSelection{Addons: names, DisableDefaultAddons: disableDefaults}); err != nil {

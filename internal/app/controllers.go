@@ -16,6 +16,7 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/statefulset"
 	"github.com/berth-sim/berth/internal/controllers/tainteviction"
 	"github.com/berth-sim/berth/internal/controllers/volume"
+	fargatectl "github.com/berth-sim/berth/internal/fargate/controller"
 	karpdisruption "github.com/berth-sim/berth/internal/karpenter/disruption"
 	"github.com/berth-sim/berth/internal/karpenter/lifecycle"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
@@ -37,7 +38,7 @@ func (a *App) controllers(s *cluster.State) []sim.Controller {
 	ctrls := Controllers(s)
 	if a.opts.SchedulerObserver != nil {
 		for _, c := range ctrls {
-			if sc, ok := c.(*scheduler.Scheduler); ok {
+			if sc, ok := c.(*scheduler.Scheduler); ok && sc.Name() == scheduler.DefaultSchedulerName {
 				sc.Observe(a.opts.SchedulerObserver)
 			}
 		}
@@ -51,7 +52,9 @@ func (a *App) controllers(s *cluster.State) []sim.Controller {
 // eviction removes what may not stay, the disruption controller keeps
 // budgets current; Karpenter's provisioner creates NodeClaims for pods
 // nothing can hold, its lifecycle launches, registers and terminates their
-// nodes, and its disruption removes empty and expired ones. The
+// nodes, and its disruption removes empty and expired ones. Fargate's
+// controller brings up one node per pod handed to fargate-scheduler, and
+// the fargate-scheduler profile binds the pod there (docs/fargate.md). The
 // provisioner and the lifecycle share one instance-type catalog, so both
 // see the same unavailable offerings.
 func Controllers(s *cluster.State) []sim.Controller {
@@ -65,6 +68,8 @@ func Controllers(s *cluster.State) []sim.Controller {
 		job.New(),
 		volume.New(),
 		scheduler.New(),
+		fargatectl.New(),
+		fargatectl.Scheduler(func() *cluster.State { return s }),
 		provisioner.New(catalog),
 		nodeipam.New(),
 		kubelet.NewWithIPAllocator(podIPs),

@@ -63,3 +63,12 @@ func BootedSystemInfo(s *cluster.State, amiFamily, arch string) corev1.NodeSyste
 	info.BootID = s.NewUID()
 	return info
 }
+
+// VPCSubnetID is a stable, plausible ID for one subnet of the cluster VPC:
+// SubnetID for a private subnet, a distinct one for a public subnet.
+func VPCSubnetID(clusterName string, sn Subnet) string {
+	if sn.Private {
+		return SubnetID(clusterName, sn.Zone)
+	}
+	return "subnet-0" + stableHex("public-subnet", clusterName, sn.Zone)
+}

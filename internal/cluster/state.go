@@ -77,6 +77,8 @@ type State struct {
 	CreateRevisions map[types.UID]int64 `json:"createRevisions,omitempty"`
 
 	NodeGroups []NodeGroup `json:"nodeGroups,omitempty"`
+	// FargateProfiles are the cluster's Fargate profiles, in creation order.
+	FargateProfiles []FargateProfile `json:"fargateProfiles,omitempty"`
 
 	Namespaces      map[string]*corev1.Namespace           `json:"namespaces,omitempty"`
 	Nodes           map[string]*corev1.Node                `json:"nodes,omitempty"`
@@ -109,6 +111,8 @@ type State struct {
 	Scheduler        SchedulerState                           `json:"scheduler"`
 	// Karpenter is the memory of Karpenter's controllers (karpenter.go).
 	Karpenter KarpenterState `json:"karpenter,omitempty"`
+	// Fargate is the memory of the Fargate controller (fargate.go).
+	Fargate FargateState `json:"fargate,omitempty"`
 
 	// eventIndex speeds up Record's search for the event to fold into; it is
 	// derived from Events and rebuilt whenever Events changed behind its back.

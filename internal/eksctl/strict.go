@@ -59,6 +59,10 @@ var clusterConfigSchema = &keySchema{
 			"useDefaultPodIdentityAssociations", "configurationValues", "namespaceConfig",
 		}},
 		"addonsConfig": {fields: []string{"autoApplyPodIdentityAssociations", "disableDefaultAddons"}},
+		"fargateProfiles": {
+			fields:   []string{"name", "podExecutionRoleARN", "selectors", "subnets", "tags", "status"},
+			children: map[string]*keySchema{"selectors": {fields: []string{"namespace", "labels"}}},
+		},
 		"managedNodeGroups": {
 			fields:   append(append([]string(nil), nodeGroupBaseFields...), "instanceTypes", "spot", "taints", "updateConfig", "launchTemplate", "releaseVersion", "nodeRepairConfig"),
 			children: map[string]*keySchema{"taints": taintSchema},

@@ -35,6 +35,7 @@ type ClusterConfig struct {
 	VPC               *ClusterVPC         `json:"vpc,omitempty"`
 	NodeGroups        []*NodeGroup        `json:"nodeGroups,omitempty"`
 	ManagedNodeGroups []*ManagedNodeGroup `json:"managedNodeGroups,omitempty"`
+	FargateProfiles   []*FargateProfile   `json:"fargateProfiles,omitempty"`
 	Addons            []*Addon            `json:"addons,omitempty"`
 	AddonsConfig      *AddonsConfig       `json:"addonsConfig,omitempty"`
 }

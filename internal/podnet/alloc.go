@@ -45,6 +45,15 @@ func NewAllocator(s *cluster.State) *Allocator { return &Allocator{s: s} }
 // more addresses, or its range has none left. A node without any pool (no
 // podCIDR yet) still gets a unique address, so its pods run.
 func (a *Allocator) Allocate(node *corev1.Node) (string, error) {
+	// A Fargate node is one pod's micro-VM: the pod has the node's own
+	// address (docs/fargate.md#the-node).
+	if node.Labels[aws.LabelComputeType] == "fargate" {
+		for _, addr := range node.Status.Addresses {
+			if addr.Type == corev1.NodeInternalIP {
+				return addr.Address, nil
+			}
+		}
+	}
 	a.build()
 	pool := a.poolOf(node)
 	if pool == nil {

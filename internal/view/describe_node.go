@@ -83,6 +83,7 @@ func describeNode(s *cluster.State, node *corev1.Node) string {
 		if node.Spec.ProviderID != "" {
 			w.write(level0, "ProviderID:\t%s\n", node.Spec.ProviderID)
 		}
+		describeFargateNode(s, node, pods, w)
 		describeNodeResource(s, pods, node, w)
 		describeEvents(s, events, w)
 	})
