@@ -21,7 +21,7 @@ const (
 	LabelProfile = "eks.amazonaws.com/fargate-profile"
 	// LabelComputeType is on Fargate nodes (value fargate) and, as a pod
 	// annotation with value ec2, keeps a pod off Fargate.
-	LabelComputeType = "eks.amazonaws.com/compute-type"
+	LabelComputeType   = "eks.amazonaws.com/compute-type"
 	ComputeTypeFargate = "fargate"
 	ComputeTypeEC2     = "ec2"
 )
