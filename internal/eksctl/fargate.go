@@ -2,7 +2,6 @@ package eksctl
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/berth-sim/berth/internal/aws"
@@ -126,14 +125,9 @@ func copyLabels(in map[string]string) map[string]string {
 	if len(in) == 0 {
 		return nil
 	}
-	keys := make([]string, 0, len(in))
-	for k := range in {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	out := make(map[string]string, len(in))
-	for _, k := range keys {
-		out[k] = in[k]
+	for k, v := range in {
+		out[k] = v
 	}
 	return out
 }
