@@ -106,7 +106,9 @@ func (c *Controller) drift(s *cluster.State, cs *candidateSet) *command {
 	if len(drifted) == 0 {
 		return nil
 	}
-	since := func(c *candidate) time.Time { return lifecycle.FindCondition(c.claim, ConditionDrifted).LastTransitionTime.Time }
+	since := func(c *candidate) time.Time {
+		return lifecycle.FindCondition(c.claim, ConditionDrifted).LastTransitionTime.Time
+	}
 	sort.SliceStable(drifted, func(i, j int) bool { return since(drifted[i]).Before(since(drifted[j])) })
 	var empty, busy []*candidate
 	for _, cand := range drifted {
