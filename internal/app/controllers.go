@@ -52,11 +52,12 @@ func (a *App) controllers(s *cluster.State) []sim.Controller {
 // eviction removes what may not stay, the disruption controller keeps
 // budgets current; Karpenter's provisioner creates NodeClaims for pods
 // nothing can hold, its lifecycle launches, registers and terminates their
-// nodes, and its disruption removes empty and expired ones. Fargate's
-// controller brings up one node per pod handed to fargate-scheduler, and
-// the fargate-scheduler profile binds the pod there (docs/fargate.md). The
-// provisioner and the lifecycle share one instance-type catalog, so both
-// see the same unavailable offerings.
+// nodes, and its disruption consolidates, replaces drifted nodes and
+// removes empty and expired ones. Fargate's controller brings up one node
+// per pod handed to fargate-scheduler, and the fargate-scheduler profile
+// binds the pod there (docs/fargate.md). The provisioner, the lifecycle
+// and disruption share one instance-type catalog, so all see the same
+// unavailable offerings and prices.
 func Controllers(s *cluster.State) []sim.Controller {
 	catalog := pools.NewCatalog()
 	return []sim.Controller{
@@ -77,7 +78,7 @@ func Controllers(s *cluster.State) []sim.Controller {
 		tainteviction.New(),
 		disruption.New(),
 		lifecycle.New(catalog),
-		karpdisruption.New(),
+		karpdisruption.New(catalog),
 		karpstatus.New(),
 	}
 }

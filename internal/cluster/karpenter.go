@@ -29,6 +29,18 @@ type KarpenterState struct {
 	PodSets map[string]string `json:"podSets,omitempty"`
 	// EmptinessCommand is an emptiness decision waiting for its validation.
 	EmptinessCommand *KarpenterCommand `json:"emptinessCommand,omitempty"`
+	// ConsolidationCommand is a consolidation decision waiting for its
+	// 15-second validation.
+	ConsolidationCommand *KarpenterCommand `json:"consolidationCommand,omitempty"`
+	// Disrupting are the commands being carried out: their replacements
+	// are launching and their candidates wait for them.
+	Disrupting []KarpenterCommand `json:"disrupting,omitempty"`
+	// DisruptionPolledAt is when the disruption methods last ran (they
+	// poll every 10 s); DisruptionState fingerprints what they saw when
+	// they last found nothing to do, so an unchanged cluster is not
+	// simulated again.
+	DisruptionPolledAt time.Time `json:"disruptionPolledAt,omitempty"`
+	DisruptionState    string    `json:"disruptionState,omitempty"`
 }
 
 // KarpenterCommand is a disruption decision over some NodeClaims, carried
@@ -36,6 +48,17 @@ type KarpenterState struct {
 type KarpenterCommand struct {
 	NodeClaims []string  `json:"nodeClaims"`
 	ValidateAt time.Time `json:"validateAt"`
+	// Method ("single", "multi", "drift") and Reason (Underutilized,
+	// Drifted) of a consolidation or drift command.
+	Method string `json:"method,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// ReplacementTypes are the instance types the replacement may take,
+	// when the command replaces its nodes.
+	ReplacementTypes []string `json:"replacementTypes,omitempty"`
+	// Replacements name the NodeClaims launched for the command, and
+	// Started is when it started; it is abandoned 10 minutes later.
+	Replacements []string  `json:"replacements,omitempty"`
+	Started      time.Time `json:"started,omitempty"`
 }
 
 // KarpenterBatch is one batching window: it ends Idle after the last new

@@ -78,7 +78,7 @@ func run(t *testing.T, s *cluster.State, c *Controller, until time.Time) {
 func TestEmptinessRespectsTheDefaultBudget(t *testing.T) {
 	// 10% of 5 nodes rounds up to 1: one node per command.
 	s := fixture(5, []karpv1.Budget{{Nodes: "10%"}}, "30s")
-	c := New()
+	c := New(nil)
 	run(t, s, c, s.Now.Add(29*time.Second))
 	if got := deleting(s); len(got) != 0 {
 		t.Fatalf("deleted before consolidateAfter: %v", got)
@@ -93,7 +93,9 @@ func TestEmptinessRespectsTheDefaultBudget(t *testing.T) {
 	}
 	var msgs []string
 	for _, e := range s.Events {
-		msgs = append(msgs, e.Reason+" "+e.Message)
+		if e.Reason == "DisruptionTerminating" {
+			msgs = append(msgs, e.Reason+" "+e.Message)
+		}
 	}
 	if len(msgs) != 2 || msgs[0] != "DisruptionTerminating Disrupting Node: Empty" || msgs[1] != "DisruptionTerminating Disrupting NodeClaim: Empty" {
 		t.Fatalf("events %q", msgs)
@@ -112,7 +114,7 @@ func TestBudgetsPerReason(t *testing.T) {
 	}
 	for i, c := range cases {
 		s := fixture(19, c.budgets, "0s")
-		got := budgets(s, pools.List(s))["default"]
+		got := budgets(s, pools.List(s), karpv1.DisruptionReasonEmpty)["default"]
 		if got != c.want {
 			t.Errorf("case %d: allowed %d, want %d", i, got, c.want)
 		}
@@ -121,7 +123,7 @@ func TestBudgetsPerReason(t *testing.T) {
 
 func TestEmptinessCommandAbandonedWhenAPodArrives(t *testing.T) {
 	s := fixture(1, nil, "0s")
-	c := New()
+	c := New(nil)
 	run(t, s, c, s.Now.Add(5*time.Second))
 	if s.Karpenter.EmptinessCommand == nil {
 		t.Fatal("no command pending validation")
@@ -142,7 +144,7 @@ func TestLegacyEmptinessTimestamp(t *testing.T) {
 	s.NodeClaims["default-0"].Labels = map[string]string{"karpenter.sh/provisioner-name": "default"}
 	s.Nodes["ip-0"].Labels["karpenter.sh/provisioner-name"] = "default"
 	s.Provisioners = legacy(ttl)
-	c := New()
+	c := New(nil)
 	run(t, s, c, s.Now.Add(time.Second))
 	if _, ok := s.Nodes["ip-0"].Annotations[AnnotationEmptinessTimestamp]; !ok {
 		t.Fatal("empty node not annotated")

@@ -206,3 +206,7 @@ func toleratesDisrupted(p *corev1.Pod) bool {
 func isCritical(p *corev1.Pod) bool {
 	return p.Spec.PriorityClassName == "system-cluster-critical" || p.Spec.PriorityClassName == "system-node-critical"
 }
+
+// ToleratesDisrupted tells whether a pod tolerates the disrupted taint
+// (such pods are neither drained nor checked against PDBs).
+func ToleratesDisrupted(p *corev1.Pod) bool { return toleratesDisrupted(p) }

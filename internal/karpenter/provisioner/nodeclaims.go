@@ -167,6 +167,11 @@ func (c *Controller) create(s *cluster.State, p *pools.Pool, nc *provisioning.Ne
 		annotations[k] = v
 	}
 	annotations[AnnotationMinValuesRelaxed] = strconv.FormatBool(nc.MinValuesRelaxed)
+	if np := s.NodePools[p.Name]; np != nil && p.APIVersion == pools.APIVersionV1 {
+		// The template hash drift compares against (docs/karpenter-disruption.md#drift).
+		annotations[pools.AnnotationNodePoolHash] = pools.NodePoolHash(np)
+		annotations[pools.AnnotationNodePoolHashVersion] = pools.NodePoolHashVersion
+	}
 	controller := true
 	obj := &karpv1.NodeClaim{
 		TypeMeta: metav1.TypeMeta{APIVersion: karpv1.SchemeGroupVersion.String(), Kind: "NodeClaim"},
