@@ -17,6 +17,8 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/tainteviction"
 	"github.com/berth-sim/berth/internal/controllers/volume"
 	karpdisruption "github.com/berth-sim/berth/internal/karpenter/disruption"
+	"github.com/berth-sim/berth/internal/karpenter/divergence"
+	"github.com/berth-sim/berth/internal/karpenter/interruption"
 	"github.com/berth-sim/berth/internal/karpenter/lifecycle"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/provisioner"
@@ -51,9 +53,11 @@ func (a *App) controllers(s *cluster.State) []sim.Controller {
 // eviction removes what may not stay, the disruption controller keeps
 // budgets current; Karpenter's provisioner creates NodeClaims for pods
 // nothing can hold, its lifecycle launches, registers and terminates their
-// nodes, and its disruption removes empty and expired ones. The
-// provisioner and the lifecycle share one instance-type catalog, so both
-// see the same unavailable offerings.
+// nodes (after the interruption controller acted on spot notices), and its
+// disruption removes empty and expired ones; berth last reports where
+// Karpenter's plan and kube-scheduler's bindings diverged. The
+// provisioner, the interruption controller and the lifecycle share one
+// instance-type catalog, so all see the same unavailable offerings.
 func Controllers(s *cluster.State) []sim.Controller {
 	catalog := pools.NewCatalog()
 	return []sim.Controller{
@@ -71,8 +75,10 @@ func Controllers(s *cluster.State) []sim.Controller {
 		nodelifecycle.New(),
 		tainteviction.New(),
 		disruption.New(),
+		interruption.New(catalog),
 		lifecycle.New(catalog),
 		karpdisruption.New(),
 		karpstatus.New(),
+		divergence.New(),
 	}
 }

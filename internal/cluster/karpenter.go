@@ -29,6 +29,9 @@ type KarpenterState struct {
 	PodSets map[string]string `json:"podSets,omitempty"`
 	// EmptinessCommand is an emptiness decision waiting for its validation.
 	EmptinessCommand *KarpenterCommand `json:"emptinessCommand,omitempty"`
+	// AWS is the AWS provider's memory and the EC2 facts the user set
+	// (karpenter_aws.go).
+	AWS *KarpenterAWS `json:"aws,omitempty"`
 }
 
 // KarpenterCommand is a disruption decision over some NodeClaims, carried

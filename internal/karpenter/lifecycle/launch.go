@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,14 +48,25 @@ func Requirements(nc *karpv1.NodeClaim) scheduling.Requirements {
 }
 
 // SelectInstance is the AWS provider's choice for a NodeClaim among its
-// pool's instance types (docs/karpenter-lifecycle.md#instance-selection):
-// the launch filters in upstream order, truncation to 60 by price, the
-// capacity type (spot when allowed and offered, else on-demand), then the
-// cheapest compatible available offering of that capacity type. EC2's
-// lowest-price on-demand strategy picks exactly that; for spot its
-// price-capacity-optimized strategy may pick a deeper, slightly dearer
-// pool, which berth does not model. its is not modified.
+// pool's instance types (docs/karpenter-lifecycle.md#instance-selection)
+// when EC2 has capacity for every offering: the first of Overrides.
 func SelectInstance(its instancetype.InstanceTypes, reqs scheduling.Requirements, requests corev1.ResourceList) (*Launch, error) {
+	overrides, err := Overrides(its, reqs, requests)
+	if err != nil {
+		return nil, err
+	}
+	return overrides[0], nil
+}
+
+// Overrides are the CreateFleet overrides in the order EC2 tries them:
+// the launch filters in upstream order, truncation to 60 by price, the
+// capacity type (spot when allowed and offered, else on-demand), then
+// every compatible available offering of that capacity type, cheapest
+// first. EC2's lowest-price on-demand strategy tries exactly that order;
+// for spot its price-capacity-optimized strategy may prefer a deeper,
+// slightly dearer pool, which berth does not model. Ties keep the price
+// order of the types, then the zones' order. its is not modified.
+func Overrides(its instancetype.InstanceTypes, reqs scheduling.Requirements, requests corev1.ResourceList) ([]*Launch, error) {
 	remaining := filterInstanceTypes(its, reqs, requests)
 	if len(remaining) == 0 {
 		return nil, errAllUnavailable
@@ -67,20 +79,17 @@ func SelectInstance(its instancetype.InstanceTypes, reqs scheduling.Requirements
 	capacityType := capacityTypeFor(remaining, reqs)
 	launchReqs := reqs.DeepCopy()
 	launchReqs.Add(scheduling.NewRequirement(scheduling.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, capacityType))
-	best := &Launch{CapacityType: capacityType}
-	price := math.MaxFloat64
+	var out []*Launch
 	for _, it := range remaining {
 		for _, of := range it.Offerings.Available().Compatible(launchReqs) {
-			// Ties go to the earlier type in price order, then the first zone.
-			if of.Price < price {
-				best.InstanceType, best.Offering, price = it, of, of.Price
-			}
+			out = append(out, &Launch{InstanceType: it, Offering: of, CapacityType: capacityType})
 		}
 	}
-	if best.Offering == nil {
+	if len(out) == 0 {
 		return nil, errAllUnavailable
 	}
-	return best, nil
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Offering.Price < out[j].Offering.Price })
+	return out, nil
 }
 
 // filterInstanceTypes runs the launch filters of upstream
@@ -247,8 +256,9 @@ func (c *Controller) launch(s *cluster.State, nc *karpv1.NodeClaim, list []*pool
 	}
 	// The catalog's list is shared; selection sorts a copy.
 	its := append(instancetype.InstanceTypes(nil), c.catalog.InstanceTypes(s, pool)...)
-	l, err := SelectInstance(its, Requirements(nc), nc.Spec.Resources.Requests)
-	if errors.Is(err, errAllUnavailable) {
+	l, err := c.createFleet(s, its, nc)
+	var ice *insufficientCapacityError
+	if errors.Is(err, errAllUnavailable) || errors.As(err, &ice) {
 		failLaunch(s, nc, err)
 		return false, true
 	}
