@@ -2,6 +2,7 @@ package instancetype
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -95,6 +96,14 @@ func (p *Pricing) LoadSpotPriceHistory(r io.Reader) error {
 	for i, msg := range *raw.SpotPriceHistory {
 		var e SpotPriceEntry
 		if err := json.Unmarshal(msg, &e); err != nil {
+			var te *json.UnmarshalTypeError
+			var pe *time.ParseError
+			switch {
+			case errors.As(err, &te) && te.Field != "":
+				return fmt.Errorf("SpotPriceHistory[%d].%s: want a JSON %s, got %s", i, te.Field, te.Type, te.Value)
+			case errors.As(err, &pe):
+				return fmt.Errorf("SpotPriceHistory[%d].Timestamp: %q is not an RFC 3339 time such as 2025-11-20T10:40:55+00:00", i, pe.Value)
+			}
 			return fmt.Errorf("SpotPriceHistory[%d]: %w", i, err)
 		}
 		if !spotProducts[e.ProductDescription] {

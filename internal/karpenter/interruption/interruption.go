@@ -21,6 +21,7 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
 	"github.com/berth-sim/berth/internal/karpenter/events"
+	"github.com/berth-sim/berth/internal/karpenter/podutil"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/scheduling"
 )
@@ -134,15 +135,12 @@ func (c *Controller) handle(s *cluster.State, nc *karpv1.NodeClaim, node *corev1
 // finalizer goes with the instance. Pods still on the node are deleted
 // with it (their controllers replace them).
 func reclaim(s *cluster.State, in cluster.SpotInterruption, nc *karpv1.NodeClaim, node *corev1.Node) {
-	instance := in.ProviderID
-	if i := lastSlash(instance); i >= 0 {
-		instance = instance[i+1:]
-	}
+	instance := instanceID(in.ProviderID)
 	if node != nil {
 		notReady(s, node)
 		s.Record(berthSource, cluster.Regarding("Node", "v1", node), corev1.EventTypeWarning, ReasonInstanceReclaimed,
-			fmt.Sprintf("EC2 reclaimed spot instance %s %s after the interruption notice; %d pod(s) were still on the node",
-				instance, ReclaimDelay, len(s.PodsOnNode(node.Name))))
+			fmt.Sprintf("EC2 reclaimed spot instance %s %s after the interruption notice; %d pod(s) besides DaemonSet pods were still on the node",
+				instance, ReclaimDelay, workloadPods(s, node.Name)))
 		node.Finalizers = slices.DeleteFunc(node.Finalizers, func(f string) bool { return f == cluster.KarpenterTerminationFinalizer })
 		s.DeleteNode(node.Name)
 	}
@@ -155,6 +153,18 @@ func reclaim(s *cluster.State, in cluster.SpotInterruption, nc *karpv1.NodeClaim
 		s.Bump()
 		s.NoteChange()
 	}
+}
+
+// workloadPods counts the live pods on the node that are neither
+// DaemonSet nor mirror pods.
+func workloadPods(s *cluster.State, node string) int {
+	n := 0
+	for _, p := range s.PodsOnNode(node) {
+		if !cluster.IsTerminal(p) && !podutil.OwnedByDaemonSet(p) && !podutil.OwnedByNode(p) {
+			n++
+		}
+	}
+	return n
 }
 
 // notReady is the node lifecycle controller's view of a kubelet that

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/berth-sim/berth/internal/aws"
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
 	"github.com/berth-sim/berth/internal/karpenter/instancetype"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
@@ -289,6 +291,24 @@ func failLaunch(s *cluster.State, nc *karpv1.NodeClaim, err error) {
 	publish(s, cluster.Regarding("NodeClaim", karpv1.SchemeGroupVersion.String(), nc), corev1.EventTypeWarning,
 		ReasonInsufficientCapacityError, fmt.Sprintf("NodeClaim %s event: %s", nc.Name, truncateMessage(err.Error())))
 	removeClaim(s, nc)
+	wakeForRequeue(s)
+}
+
+// wakeForRequeue keeps the running command going until the next periodic
+// requeue of a provisionable pod: the pods of a claim whose launch failed
+// are provisioned again then, without the offerings that failed, and a
+// user expects the command that caused the launch to show the fallback
+// (docs/karpenter-interruption.md#insufficient-capacity).
+func wakeForRequeue(s *cluster.State) {
+	var next time.Time
+	for _, due := range s.Karpenter.Requeue {
+		if due.After(s.Now) && (next.IsZero() || due.Before(next)) {
+			next = due
+		}
+	}
+	if !next.IsZero() {
+		controllerutil.AddTimerOnce(s, cluster.Timer{At: next, Owner: Name, Object: "requeue", Settling: true})
+	}
 }
 
 // truncateMessage is upstream's 300-character cut.
