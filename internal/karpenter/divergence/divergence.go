@@ -132,12 +132,12 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		if !n.Diverged(s) {
 			continue
 		}
-		where := "its node (not registered yet)"
+		msg := fmt.Sprintf("Karpenter nominated pod %s/%s for nodeclaim/%s; kube-scheduler bound it to node/%s before the NodeClaim's node registered",
+			n.Pod.Namespace, n.Pod.Name, nc.Name, n.Pod.Spec.NodeName)
 		if t := n.Target(s); t != "" {
-			where = "node/" + t
+			msg = fmt.Sprintf("Karpenter nominated pod %s/%s for nodeclaim/%s (node/%s); kube-scheduler bound it to node/%s",
+				n.Pod.Namespace, n.Pod.Name, nc.Name, t, n.Pod.Spec.NodeName)
 		}
-		msg := fmt.Sprintf("Karpenter nominated pod %s/%s for nodeclaim/%s (%s); kube-scheduler bound it to node/%s",
-			n.Pod.Namespace, n.Pod.Name, nc.Name, where, n.Pod.Spec.NodeName)
 		changed = report(s, nc, ReasonNominationDiverged, "nominated/"+string(n.Pod.UID)+"/"+string(nc.UID), msg) || changed
 	}
 	for _, name := range cluster.SortedKeys(s.NodeClaims) {
