@@ -14,9 +14,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-sim/berth/internal/cluster"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
@@ -49,8 +49,8 @@ type Nomination struct {
 // not matched to its predecessor's nominations (uids differ).
 func Nominations(s *cluster.State) []Nomination {
 	type entry struct {
-		n   Nomination
-		uid types.UID
+		n    Nomination
+		last time.Time
 	}
 	latest := map[string]entry{}
 	for _, e := range s.Events {
@@ -71,8 +71,13 @@ func Nominations(s *cluster.State) []Nomination {
 				n.Node = v
 			}
 		}
-		// The log is in publication order: a later event is a newer nomination.
-		latest[key] = entry{n: n, uid: p.UID}
+		// A repeat of an earlier message is counted on that event, which
+		// keeps its place in the log: the last timestamp says which
+		// nomination is newest; ties go to the later event.
+		if cur, ok := latest[key]; ok && e.LastTimestamp.Time.Before(cur.last) {
+			continue
+		}
+		latest[key] = entry{n: n, last: e.LastTimestamp.Time}
 	}
 	keys := make([]string, 0, len(latest))
 	for k := range latest {

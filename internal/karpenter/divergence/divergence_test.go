@@ -3,6 +3,7 @@ package divergence
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,7 +45,12 @@ func berthEvents(s *cluster.State) string {
 
 func TestNominations(t *testing.T) {
 	s := state()
+	nominate(s, "a", "nodeclaim/x")
+	s.Now = s.Now.Add(time.Second)
 	nominate(s, "a", "nodeclaim/old")
+	// The same message again is counted on the first event, which is
+	// still the newest nomination.
+	s.Now = s.Now.Add(time.Second)
 	nominate(s, "a", "nodeclaim/x")
 	nominate(s, "b", "nodeclaim/y, node/m")
 	// A pod recreated under b's name is not b.
