@@ -15,7 +15,15 @@ import (
 // an uninterrupted one would (docs/karpenter-instance-types.md#unavailable-offerings).
 func (c *Catalog) syncState(s *cluster.State) {
 	aws := s.Karpenter.AWS
-	if aws != nil && aws.UnavailableSeq != c.Unavailable.SeqNum {
+	var stateSeq uint64
+	if aws != nil {
+		stateSeq = aws.UnavailableSeq
+	}
+	// Both sequence numbers only grow: a state ahead of the catalog holds
+	// the newer cache (a new command's catalog, a resumed run). A catalog
+	// ahead of its state was marked directly (a harness restricting the
+	// catalog) and keeps its marks in memory, as before they were persisted.
+	if stateSeq > c.Unavailable.SeqNum {
 		c.Unavailable.Restore(aws.Unavailable, aws.UnavailableSeq)
 	}
 	before := c.Unavailable.SeqNum
