@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"sort"
@@ -203,22 +204,21 @@ func (a *App) KarpenterSpotPrices(file string) error {
 	if file == "" {
 		return a.listSpotPrices()
 	}
-	work := a.state.Clone()
-	var data []byte
-	var err error
 	if file == "-" {
 		return fmt.Errorf("spot-prices: read from a file, not stdin (-f FILE.json)")
 	}
-	if data, err = os.ReadFile(file); err != nil {
+	data, err := os.ReadFile(file)
+	if err != nil {
 		return fmt.Errorf("spot-prices: %w", err)
 	}
+	work := a.state.Clone()
 	st := work.Karpenter.AWSState()
 	p := instancetype.PricingFromState(st)
 	if p == nil {
 		p = &instancetype.Pricing{}
 	}
 	before := len(p.SpotPrices())
-	if err := p.LoadSpotPriceHistory(strings.NewReader(string(data))); err != nil {
+	if err := p.LoadSpotPriceHistory(bytes.NewReader(data)); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	prices := p.SpotPrices()
