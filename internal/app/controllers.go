@@ -18,6 +18,8 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/volume"
 	fargatectl "github.com/berth-sim/berth/internal/fargate/controller"
 	karpdisruption "github.com/berth-sim/berth/internal/karpenter/disruption"
+	"github.com/berth-sim/berth/internal/karpenter/divergence"
+	"github.com/berth-sim/berth/internal/karpenter/interruption"
 	"github.com/berth-sim/berth/internal/karpenter/lifecycle"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/provisioner"
@@ -52,12 +54,15 @@ func (a *App) controllers(s *cluster.State) []sim.Controller {
 // eviction removes what may not stay, the disruption controller keeps
 // budgets current; Karpenter's provisioner creates NodeClaims for pods
 // nothing can hold, its lifecycle launches, registers and terminates their
-// nodes, and its disruption consolidates, replaces drifted nodes and
-// removes empty and expired ones. Fargate's controller brings up one node
-// per pod handed to fargate-scheduler, and the fargate-scheduler profile
-// binds the pod there (docs/fargate.md). The provisioner, the lifecycle
-// and disruption share one instance-type catalog, so all see the same
-// unavailable offerings and prices.
+// nodes (after the interruption controller acted on spot notices), and its
+// disruption consolidates, replaces drifted nodes and removes empty and
+// expired ones; berth last reports where Karpenter's plan and
+// kube-scheduler's bindings diverged. Fargate's controller brings up one
+// node per pod handed to fargate-scheduler, and the fargate-scheduler
+// profile binds the pod there (docs/fargate.md). The provisioner, the
+// interruption controller, the lifecycle and disruption share one
+// instance-type catalog, so all see the same unavailable offerings and
+// prices.
 func Controllers(s *cluster.State) []sim.Controller {
 	catalog := pools.NewCatalog()
 	return []sim.Controller{
@@ -77,8 +82,10 @@ func Controllers(s *cluster.State) []sim.Controller {
 		nodelifecycle.New(),
 		tainteviction.New(),
 		disruption.New(),
+		interruption.New(catalog),
 		lifecycle.New(catalog),
 		karpdisruption.New(catalog),
 		karpstatus.New(),
+		divergence.New(),
 	}
 }

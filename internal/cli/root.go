@@ -85,6 +85,7 @@ semantics, and shows the result the way kubectl would.`,
 		newVersionCmd(),
 	)
 	root.AddCommand(nodeOpCommands(g)...)
+	root.AddCommand(newKarpenterCmd(g))
 	return root
 }
 

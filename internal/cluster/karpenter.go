@@ -41,6 +41,9 @@ type KarpenterState struct {
 	// simulated again.
 	DisruptionPolledAt time.Time `json:"disruptionPolledAt,omitempty"`
 	DisruptionState    string    `json:"disruptionState,omitempty"`
+	// AWS is the AWS provider's memory and the EC2 facts the user set
+	// (karpenter_aws.go).
+	AWS *KarpenterAWS `json:"aws,omitempty"`
 }
 
 // KarpenterCommand is a disruption decision over some NodeClaims, carried

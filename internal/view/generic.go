@@ -126,6 +126,12 @@ func objectContent(gvk schema.GroupVersionKind, obj runtime.Object) (map[string]
 // and annotations, then every other field as nested "Field Name: value"
 // lines, then the object's events.
 func genericDescriber(gvk schema.GroupVersionKind) describeFunc {
+	return genericDescriberWith(gvk, nil)
+}
+
+// genericDescriberWith is genericDescriber with berth's own sections
+// (extra) written just before the events.
+func genericDescriberWith(gvk schema.GroupVersionKind, extra func(s *cluster.State, obj runtime.Object, w prefixWriter)) describeFunc {
 	return func(s *cluster.State, obj runtime.Object) string {
 		m, _ := metaAccessor(obj)
 		content, err := objectContent(gvk, obj)
@@ -140,6 +146,9 @@ func genericDescriber(gvk schema.GroupVersionKind) describeFunc {
 			printAnnotationsMultiline(w, "Annotations", m.GetAnnotations())
 			printUnstructuredContent(w, level0, content, "", ".metadata.managedFields", ".metadata.name",
 				".metadata.namespace", ".metadata.labels", ".metadata.annotations")
+			if extra != nil {
+				extra(s, obj, w)
+			}
 			describeEvents(s, events, w)
 		})
 	}

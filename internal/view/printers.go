@@ -79,6 +79,9 @@ func printerFor(k *cluster.Kind) builtin {
 	if !ok {
 		b = customResourcePrinter(k)
 	}
+	if extra, ok := describeExtras[k.GVK.GroupKind()]; ok && b.describe == nil {
+		b.describe = genericDescriberWith(k.GVK, extra)
+	}
 	if b.describe == nil {
 		b.describe = genericDescriber(k.GVK)
 	}

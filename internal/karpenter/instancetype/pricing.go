@@ -2,6 +2,7 @@ package instancetype
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -76,30 +77,55 @@ type SpotPriceEntry struct {
 
 // LoadSpotPriceHistory merges describe-spot-price-history JSON into p: the
 // latest observation per (type, zone) wins, non-Linux products are skipped.
+// Errors name the entry (SpotPriceHistory[i]) and the field; p is left
+// unchanged when the input is bad.
 func (p *Pricing) LoadSpotPriceHistory(r io.Reader) error {
-	var h SpotPriceHistory
-	if err := json.NewDecoder(r).Decode(&h); err != nil {
+	var raw struct {
+		SpotPriceHistory *[]json.RawMessage `json:"SpotPriceHistory"`
+	}
+	if err := json.NewDecoder(r).Decode(&raw); err != nil {
 		return fmt.Errorf("parsing spot price history: %w", err)
 	}
-	if p.spot == nil {
-		p.spot = map[spotKey]spotPoint{}
+	if raw.SpotPriceHistory == nil {
+		return fmt.Errorf("parsing spot price history: no SpotPriceHistory array (want the JSON `aws ec2 describe-spot-price-history` prints)")
 	}
-	for i, e := range h.SpotPriceHistory {
+	next := map[spotKey]spotPoint{}
+	for k, v := range p.spot {
+		next[k] = v
+	}
+	for i, msg := range *raw.SpotPriceHistory {
+		var e SpotPriceEntry
+		if err := json.Unmarshal(msg, &e); err != nil {
+			var te *json.UnmarshalTypeError
+			var pe *time.ParseError
+			switch {
+			case errors.As(err, &te) && te.Field != "":
+				return fmt.Errorf("SpotPriceHistory[%d].%s: want a JSON %s, got %s", i, te.Field, te.Type, te.Value)
+			case errors.As(err, &pe):
+				return fmt.Errorf("SpotPriceHistory[%d].Timestamp: %q is not an RFC 3339 time such as 2025-11-20T10:40:55+00:00", i, pe.Value)
+			}
+			return fmt.Errorf("SpotPriceHistory[%d]: %w", i, err)
+		}
 		if !spotProducts[e.ProductDescription] {
 			continue
 		}
-		if e.InstanceType == "" || e.AvailabilityZone == "" {
-			return fmt.Errorf("spot price history entry %d: missing InstanceType or AvailabilityZone", i)
+		if e.InstanceType == "" {
+			return fmt.Errorf("SpotPriceHistory[%d].InstanceType: required", i)
+		}
+		if e.AvailabilityZone == "" {
+			return fmt.Errorf("SpotPriceHistory[%d].AvailabilityZone: required (%s)", i, e.InstanceType)
 		}
 		price, err := strconv.ParseFloat(e.SpotPrice, 64)
 		if err != nil || price < 0 {
-			return fmt.Errorf("spot price history entry %d (%s in %s): bad SpotPrice %q", i, e.InstanceType, e.AvailabilityZone, e.SpotPrice)
+			return fmt.Errorf("SpotPriceHistory[%d].SpotPrice: bad price %q (%s in %s): want a non-negative decimal string such as \"0.0312\"",
+				i, e.SpotPrice, e.InstanceType, e.AvailabilityZone)
 		}
 		key := spotKey{e.InstanceType, e.AvailabilityZone}
-		if cur, ok := p.spot[key]; !ok || !e.Timestamp.Before(cur.at) {
-			p.spot[key] = spotPoint{price: price, at: e.Timestamp}
+		if cur, ok := next[key]; !ok || !e.Timestamp.Before(cur.at) {
+			next[key] = spotPoint{price: price, at: e.Timestamp}
 		}
 	}
+	p.spot = next
 	return nil
 }
 

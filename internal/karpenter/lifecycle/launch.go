@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/berth-sim/berth/internal/aws"
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
 	"github.com/berth-sim/berth/internal/karpenter/instancetype"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
@@ -47,14 +50,25 @@ func Requirements(nc *karpv1.NodeClaim) scheduling.Requirements {
 }
 
 // SelectInstance is the AWS provider's choice for a NodeClaim among its
-// pool's instance types (docs/karpenter-lifecycle.md#instance-selection):
-// the launch filters in upstream order, truncation to 60 by price, the
-// capacity type (spot when allowed and offered, else on-demand), then the
-// cheapest compatible available offering of that capacity type. EC2's
-// lowest-price on-demand strategy picks exactly that; for spot its
-// price-capacity-optimized strategy may pick a deeper, slightly dearer
-// pool, which berth does not model. its is not modified.
+// pool's instance types (docs/karpenter-lifecycle.md#instance-selection)
+// when EC2 has capacity for every offering: the first of Overrides.
 func SelectInstance(its instancetype.InstanceTypes, reqs scheduling.Requirements, requests corev1.ResourceList) (*Launch, error) {
+	overrides, err := Overrides(its, reqs, requests)
+	if err != nil {
+		return nil, err
+	}
+	return overrides[0], nil
+}
+
+// Overrides are the CreateFleet overrides in the order EC2 tries them:
+// the launch filters in upstream order, truncation to 60 by price, the
+// capacity type (spot when allowed and offered, else on-demand), then
+// every compatible available offering of that capacity type, cheapest
+// first. EC2's lowest-price on-demand strategy tries exactly that order;
+// for spot its price-capacity-optimized strategy may prefer a deeper,
+// slightly dearer pool, which berth does not model. Ties keep the price
+// order of the types, then the zones' order. its is not modified.
+func Overrides(its instancetype.InstanceTypes, reqs scheduling.Requirements, requests corev1.ResourceList) ([]*Launch, error) {
 	remaining := filterInstanceTypes(its, reqs, requests)
 	if len(remaining) == 0 {
 		return nil, errAllUnavailable
@@ -67,20 +81,17 @@ func SelectInstance(its instancetype.InstanceTypes, reqs scheduling.Requirements
 	capacityType := capacityTypeFor(remaining, reqs)
 	launchReqs := reqs.DeepCopy()
 	launchReqs.Add(scheduling.NewRequirement(scheduling.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, capacityType))
-	best := &Launch{CapacityType: capacityType}
-	price := math.MaxFloat64
+	var out []*Launch
 	for _, it := range remaining {
 		for _, of := range it.Offerings.Available().Compatible(launchReqs) {
-			// Ties go to the earlier type in price order, then the first zone.
-			if of.Price < price {
-				best.InstanceType, best.Offering, price = it, of, of.Price
-			}
+			out = append(out, &Launch{InstanceType: it, Offering: of, CapacityType: capacityType})
 		}
 	}
-	if best.Offering == nil {
+	if len(out) == 0 {
 		return nil, errAllUnavailable
 	}
-	return best, nil
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Offering.Price < out[j].Offering.Price })
+	return out, nil
 }
 
 // filterInstanceTypes runs the launch filters of upstream
@@ -247,8 +258,9 @@ func (c *Controller) launch(s *cluster.State, nc *karpv1.NodeClaim, list []*pool
 	}
 	// The catalog's list is shared; selection sorts a copy.
 	its := append(instancetype.InstanceTypes(nil), c.catalog.InstanceTypes(s, pool)...)
-	l, err := SelectInstance(its, Requirements(nc), nc.Spec.Resources.Requests)
-	if errors.Is(err, errAllUnavailable) {
+	l, err := c.createFleet(s, its, nc)
+	var ice *insufficientCapacityError
+	if errors.Is(err, errAllUnavailable) || errors.As(err, &ice) {
 		failLaunch(s, nc, err)
 		return false, true
 	}
@@ -279,6 +291,24 @@ func failLaunch(s *cluster.State, nc *karpv1.NodeClaim, err error) {
 	publish(s, cluster.Regarding("NodeClaim", karpv1.SchemeGroupVersion.String(), nc), corev1.EventTypeWarning,
 		ReasonInsufficientCapacityError, fmt.Sprintf("NodeClaim %s event: %s", nc.Name, truncateMessage(err.Error())))
 	removeClaim(s, nc)
+	wakeForRequeue(s)
+}
+
+// wakeForRequeue keeps the running command going until the next periodic
+// requeue of a provisionable pod: the pods of a claim whose launch failed
+// are provisioned again then, without the offerings that failed, and a
+// user expects the command that caused the launch to show the fallback
+// (docs/karpenter-interruption.md#insufficient-capacity).
+func wakeForRequeue(s *cluster.State) {
+	var next time.Time
+	for _, due := range s.Karpenter.Requeue {
+		if due.After(s.Now) && (next.IsZero() || due.Before(next)) {
+			next = due
+		}
+	}
+	if !next.IsZero() {
+		controllerutil.AddTimerOnce(s, cluster.Timer{At: next, Owner: Name, Object: "requeue", Settling: true})
+	}
 }
 
 // truncateMessage is upstream's 300-character cut.

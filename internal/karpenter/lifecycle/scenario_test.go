@@ -21,6 +21,7 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/kubelet"
 	"github.com/berth-sim/berth/internal/controllers/replicaset"
 	karpv1 "github.com/berth-sim/berth/internal/karpenter/apis/v1"
+	"github.com/berth-sim/berth/internal/karpenter/interruption"
 	"github.com/berth-sim/berth/internal/sim"
 	"github.com/berth-sim/berth/internal/view"
 )
@@ -43,9 +44,40 @@ func TestScenarios(t *testing.T) {
 		},
 		"claim":    showClaim,
 		"nodeinfo": showNode,
+		// interrupt sends EC2's spot interruption warning (berth karpenter interrupt).
+		"interrupt": func(s *cluster.State, d *datadriven.TestData) (string, error) {
+			n, err := interruption.Notify(s, d.CmdArgs[0].Key)
+			if err != nil {
+				return "error: " + err.Error() + "\n", nil
+			}
+			return fmt.Sprintf("notice for %s (node %s, instance %s)\n", n.NodeClaim, n.Node, n.Instance), nil
+		},
+		// no-capacity TYPE ZONE CAPACITY-TYPE: EC2 has none (berth karpenter unavailable).
+		"no-capacity": func(s *cluster.State, d *datadriven.TestData) (string, error) {
+			aws := s.Karpenter.AWSState()
+			aws.NoCapacity = append(aws.NoCapacity, cluster.NoCapacity{InstanceType: d.CmdArgs[0].Key,
+				Zone: d.CmdArgs[1].Key, CapacityType: d.CmdArgs[2].Key})
+			return "", nil
+		},
+		// unavailable prints the persisted unavailable-offerings cache's entries
+		// live at the current time.
+		"unavailable": func(s *cluster.State, d *datadriven.TestData) (string, error) {
+			var b strings.Builder
+			if s.Karpenter.AWS != nil {
+				for _, e := range s.Karpenter.AWS.Unavailable {
+					if s.Now.After(e.Expires) {
+						continue
+					}
+					fmt.Fprintf(&b, "%s %s until %s\n", e.Kind, e.Key, offset(metav1.NewTime(e.Expires)))
+				}
+			}
+			return b.String(), nil
+		},
 	}, func() []sim.Controller {
+		// Each controller has its own catalog here: they agree through the
+		// state, as controllers of separate berth commands do.
 		return []sim.Controller{garbagecollector.New(), deployment.New(), replicaset.New(), daemonset.New(),
-			controllertest.Binder{}, kubelet.New(), disruption.New(), New(nil)}
+			controllertest.Binder{}, kubelet.New(), disruption.New(), interruption.New(nil), New(nil)}
 	})
 }
 

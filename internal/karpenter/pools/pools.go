@@ -395,6 +395,9 @@ type Catalog struct {
 	Pricing     *instancetype.Pricing
 	Unavailable *instancetype.UnavailableOfferings
 	cache       map[string]instancetype.InstanceTypes
+	// pricingKey fingerprints the state's spot prices Pricing was built
+	// from (catalog_state.go).
+	pricingKey string
 }
 
 // NewCatalog returns an empty catalog with default prices.
@@ -411,8 +414,8 @@ func (c *Catalog) InstanceTypes(s *cluster.State, p *Pool) instancetype.Instance
 	if region == "" {
 		return nil
 	}
-	c.Unavailable.Expire(s.Now)
-	key := fmt.Sprintf("%s|%d|%#v", region, c.Unavailable.SeqNum, p.NodeClass)
+	c.syncState(s)
+	key := fmt.Sprintf("%s|%d|%s|%#v", region, c.Unavailable.SeqNum, c.pricingKey, p.NodeClass)
 	if its, ok := c.cache[key]; ok {
 		return its
 	}
