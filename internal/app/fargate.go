@@ -4,17 +4,26 @@ import (
 	"fmt"
 	"reflect"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sim/berth/internal/admission"
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/kubelet"
 	"github.com/berth-sim/berth/internal/eksctl"
 	"github.com/berth-sim/berth/internal/fargate"
 	"github.com/berth-sim/berth/internal/manifest"
 )
 
-// The EKS Fargate webhook mutates pods at creation (docs/fargate.md).
-func init() { admission.PodMutators = append(admission.PodMutators, fargate.Mutate) }
+// The EKS Fargate webhook mutates pods at creation, and Fargate nodes start
+// pods with their own timing (docs/fargate.md).
+func init() {
+	admission.PodMutators = append(admission.PodMutators, fargate.Mutate)
+	kubelet.NodeTiming = func(node *corev1.Node) (kubelet.Timing, bool) {
+		sandbox, pull, start, ok := fargate.KubeletTiming(node)
+		return kubelet.Timing{Sandbox: sandbox, Pull: pull, Start: start}, ok
+	}
+}
 
 // applyFargateProfiles adds the config's new Fargate profiles, as `eksctl
 // create fargateprofile` does, active from now on; a profile already in
