@@ -175,6 +175,8 @@ func deleteObject(s *cluster.State, kind, namespace, name string) {
 		}
 	case "Namespace":
 		deleteNamespace(s, name)
+	case cluster.FargateProfileGVK.Kind:
+		deleteFargateProfile(s, name)
 	case "Event":
 		kept := s.Events[:0]
 		for _, e := range s.Events {

@@ -254,7 +254,17 @@ var Kinds = KindList{
 	// The AWSNodeTemplate CRD has no printer columns: the API server's Age.
 	NewKind(Kind{GVK: gvk("karpenter.k8s.aws", "v1alpha1", "AWSNodeTemplate"), Resource: "awsnodetemplates", Categories: karpenter, Modelled: true},
 		func(s *State) *map[string]*karpv1alpha5.AWSNodeTemplate { return &s.AWSNodeTemplates }),
+	// Fargate profiles are EKS objects that berth serves under its own group
+	// (docs/fargate.md#profiles-in-berth-get-and-describe): they come from a
+	// ClusterConfig, so apply does not take them; delete removes one as
+	// `eksctl delete fargateprofile` does. Their table is view's built-in
+	// printer, modelled on eksctl's.
+	NewKind(Kind{GVK: FargateProfileGVK, Resource: "fargateprofiles", Categories: fargateCategory},
+		func(s *State) *map[string]*FargateProfile { return &s.FargateProfiles }),
 }
+
+// fargateCategory lets `berth get fargate` list the profiles.
+var fargateCategory = []string{"fargate"}
 
 // karpenter is the category every Karpenter CRD is in (`kubectl get karpenter`).
 var karpenter = []string{"karpenter"}

@@ -77,8 +77,8 @@ type State struct {
 	CreateRevisions map[types.UID]int64 `json:"createRevisions,omitempty"`
 
 	NodeGroups []NodeGroup `json:"nodeGroups,omitempty"`
-	// FargateProfiles are the cluster's Fargate profiles, in creation order.
-	FargateProfiles []FargateProfile `json:"fargateProfiles,omitempty"`
+	// FargateProfiles are the cluster's Fargate profiles by name.
+	FargateProfiles map[string]*FargateProfile `json:"fargateProfiles,omitempty"`
 
 	Namespaces      map[string]*corev1.Namespace           `json:"namespaces,omitempty"`
 	Nodes           map[string]*corev1.Node                `json:"nodes,omitempty"`

@@ -37,7 +37,7 @@ const (
 // limits, private subnets only), and resolves each profile's subnets: the
 // subnet IDs given, else every private subnet of the cluster. info is the
 // resolved cluster (its zones and VPC give the subnets).
-func (c *ClusterConfig) ResolveFargateProfiles(info cluster.Info, source string) ([]cluster.FargateProfile, error) {
+func (c *ClusterConfig) ResolveFargateProfiles(info cluster.Info) ([]*cluster.FargateProfile, error) {
 	subnets, err := aws.VPCSubnets(info.VPCCIDR, aws.ClusterZones(info))
 	if err != nil {
 		return nil, fmt.Errorf("fargateProfiles: %w", err)
@@ -52,7 +52,7 @@ func (c *ClusterConfig) ResolveFargateProfiles(info cluster.Info, source string)
 		}
 	}
 	seen := map[string]bool{}
-	var out []cluster.FargateProfile
+	var out []*cluster.FargateProfile
 	for i, fp := range c.FargateProfiles {
 		path := fmt.Sprintf("fargateProfiles[%d]", i)
 		if fp == nil {
@@ -65,7 +65,9 @@ func (c *ClusterConfig) ResolveFargateProfiles(info cluster.Info, source string)
 			return nil, fmt.Errorf("%s.name %q is not unique", path, fp.Name)
 		}
 		seen[fp.Name] = true
-		p := cluster.FargateProfile{Name: fp.Name, PodExecutionRoleARN: fp.PodExecutionRoleARN, Source: source}
+		p := &cluster.FargateProfile{PodExecutionRoleARN: fp.PodExecutionRoleARN, Status: cluster.FargateProfileActive}
+		p.APIVersion, p.Kind = cluster.FargateProfileGVK.GroupVersion().String(), cluster.FargateProfileGVK.Kind
+		p.Name, p.UID = fp.Name, cluster.FargateProfileUID(info.Name, fp.Name)
 		for _, sel := range fp.Selectors {
 			p.Selectors = append(p.Selectors, cluster.FargateSelector{Namespace: sel.Namespace, Labels: copyLabels(sel.Labels)})
 		}

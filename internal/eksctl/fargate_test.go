@@ -36,7 +36,7 @@ func TestResolveFargateProfiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := &ClusterConfig{FargateProfiles: []*FargateProfile{&tt.fp}}
-			got, err := cfg.ResolveFargateProfiles(info, "f.yaml")
+			got, err := cfg.ResolveFargateProfiles(info)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want %q", err, tt.err)

@@ -38,11 +38,17 @@ func TestGlob(t *testing.T) {
 	}
 }
 
+func profile(name string, selectors ...cluster.FargateSelector) *cluster.FargateProfile {
+	p := &cluster.FargateProfile{Selectors: selectors}
+	p.Name = name
+	return p
+}
+
 func TestChoose(t *testing.T) {
-	profiles := []cluster.FargateProfile{
-		{Name: "prod-workload", Selectors: []cluster.FargateSelector{{Namespace: "prod*"}}},
-		{Name: "beta-workload", Selectors: []cluster.FargateSelector{{Namespace: "prod-*", Labels: map[string]string{"tier": "beta?"}}}},
-		{Name: "checkout-profile", Selectors: []cluster.FargateSelector{{Namespace: "checkout", Labels: map[string]string{"fargate": "yes"}}}},
+	profiles := []*cluster.FargateProfile{
+		profile("prod-workload", cluster.FargateSelector{Namespace: "prod*"}),
+		profile("beta-workload", cluster.FargateSelector{Namespace: "prod-*", Labels: map[string]string{"tier": "beta?"}}),
+		profile("checkout-profile", cluster.FargateSelector{Namespace: "checkout", Labels: map[string]string{"fargate": "yes"}}),
 	}
 	tests := []struct {
 		name, namespace string
@@ -190,7 +196,7 @@ func TestUnsupported(t *testing.T) {
 
 func TestMutate(t *testing.T) {
 	s := cluster.New("", 1)
-	s.FargateProfiles = []cluster.FargateProfile{{Name: "fp", Selectors: []cluster.FargateSelector{{Namespace: "default"}}}}
+	s.FargateProfiles = map[string]*cluster.FargateProfile{"fp": profile("fp", cluster.FargateSelector{Namespace: "default"})}
 	isController := true
 	tests := []struct {
 		name   string

@@ -92,34 +92,35 @@ func ProfileMatches(p *cluster.FargateProfile, namespace string, labels map[stri
 // with LabelProfile is taken only by that profile, and only if it matches
 // one of its selectors; otherwise the first matching profile in
 // alphanumeric order of names wins.
-func Choose(profiles []cluster.FargateProfile, namespace string, labels map[string]string) *cluster.FargateProfile {
+func Choose(profiles []*cluster.FargateProfile, namespace string, labels map[string]string) *cluster.FargateProfile {
 	if want, ok := labels[LabelProfile]; ok {
-		for i := range profiles {
-			if profiles[i].Name == want && ProfileMatches(&profiles[i], namespace, labels) {
-				return &profiles[i]
+		for _, p := range profiles {
+			if p.Name == want && ProfileMatches(p, namespace, labels) {
+				return p
 			}
 		}
 		return nil
 	}
-	order := make([]int, len(profiles))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool { return profiles[order[a]].Name < profiles[order[b]].Name })
-	for _, i := range order {
-		if ProfileMatches(&profiles[i], namespace, labels) {
-			return &profiles[i]
+	sorted := append([]*cluster.FargateProfile(nil), profiles...)
+	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
+	for _, p := range sorted {
+		if ProfileMatches(p, namespace, labels) {
+			return p
 		}
 	}
 	return nil
 }
 
+// Profiles returns the state's profiles in name order.
+func Profiles(s *cluster.State) []*cluster.FargateProfile {
+	out := make([]*cluster.FargateProfile, 0, len(s.FargateProfiles))
+	for _, name := range cluster.SortedKeys(s.FargateProfiles) {
+		out = append(out, s.FargateProfiles[name])
+	}
+	return out
+}
+
 // Profile returns the named profile of the state, or nil.
 func Profile(s *cluster.State, name string) *cluster.FargateProfile {
-	for i := range s.FargateProfiles {
-		if s.FargateProfiles[i].Name == name {
-			return &s.FargateProfiles[i]
-		}
-	}
-	return nil
+	return s.FargateProfiles[name]
 }

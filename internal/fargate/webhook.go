@@ -27,7 +27,7 @@ func Mutate(s *cluster.State, pod *corev1.Pod) error {
 			return nil
 		}
 	}
-	p := Choose(s.FargateProfiles, pod.Namespace, pod.Labels)
+	p := Choose(Profiles(s), pod.Namespace, pod.Labels)
 	if p == nil {
 		return nil
 	}

@@ -234,6 +234,10 @@ func printTables(w, errOut io.Writer, s *cluster.State, groups []group, opts Get
 		p := printerFor(g.r)
 		table := &metav1.Table{ColumnDefinitions: append([]metav1.TableColumnDefinition(nil), p.columns...)}
 		for _, obj := range g.objs {
+			if p.rows != nil {
+				table.Rows = append(table.Rows, p.rows(s, obj)...)
+				continue
+			}
 			table.Rows = append(table.Rows, p.row(s, obj))
 		}
 		_ = printer.PrintObj(table, tw)

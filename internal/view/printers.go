@@ -17,6 +17,9 @@ import (
 type builtin struct {
 	columns []metav1.TableColumnDefinition
 	row     rowFunc
+	// rows, when set, replaces row for kinds that print several rows per
+	// object (Fargate profiles: one per selector, as eksctl prints them).
+	rows func(s *cluster.State, obj runtime.Object) []metav1.TableRow
 	// describe is nil where kubectl falls back to its generic describer.
 	describe describeFunc
 	// fields is the field-selector set the API server supports; nil means
@@ -70,6 +73,11 @@ var builtins = map[schema.GroupKind]builtin{
 	{Group: "storage.k8s.io", Kind: "StorageClass"}: {columns: storageClassColumns, row: rowOf(storageClassRow),
 		describe: describeOf(describeStorageClass)},
 	{Group: "storage.k8s.io", Kind: "CSINode"}: {columns: csiNodeColumns, row: rowOf(csiNodeRow), describe: describeOf(describeCSINode)},
+	cluster.FargateProfileGVK.GroupKind(): {columns: fargateProfileColumns,
+		rows: func(s *cluster.State, obj runtime.Object) []metav1.TableRow {
+			return fargateProfileRows(s, obj.(*cluster.FargateProfile))
+		},
+		describe: describeOf(describeFargateProfile)},
 }
 
 // printerFor returns the kind's built-in printer, or the generic one built

@@ -39,10 +39,33 @@ const Name = "kubelet"
 //	 +ImagePullDelay   image pulled (skipped when present and not Always)
 //	                   containers created and started at once; phase Running
 //	 +initialDelay     Ready, when a readinessProbe sets initialDelaySeconds
+//
+// Nodes that are not EC2 instances may have their own timing (NodeTiming).
 const (
 	SandboxDelay   = 1 * time.Second
 	ImagePullDelay = 2 * time.Second
 )
+
+// Timing is the kubelet's start-up timing on one node: admission to
+// sandbox ready, the image pull (when any container pulls), and containers
+// created to started (0: at once).
+type Timing struct {
+	Sandbox, Pull, Start time.Duration
+}
+
+// NodeTiming, when set, gives the timing on nodes that are not EC2
+// instances (Fargate's micro-VMs, docs/fargate.md#events-and-timing); ok
+// false means the defaults above. It is set once, at start-up.
+var NodeTiming func(node *corev1.Node) (t Timing, ok bool)
+
+func timingOf(node *corev1.Node) Timing {
+	if NodeTiming != nil {
+		if t, ok := NodeTiming(node); ok {
+			return t
+		}
+	}
+	return Timing{Sandbox: SandboxDelay, Pull: ImagePullDelay}
+}
 
 // Event reasons (pkg/kubelet/events).
 const (
@@ -140,7 +163,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		if volumesAt.After(from) {
 			from = volumesAt
 		}
-		at := from.Add(SandboxDelay)
+		at := from.Add(timingOf(node).Sandbox)
 		if s.Now.Before(at) {
 			wakeAt(s, at)
 			return changed, nil
@@ -157,12 +180,24 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		sandbox = controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers)
 	}
 	if pod.Status.Phase == corev1.PodPending {
-		at := sandbox.LastTransitionTime.Add(pullDelay(pod, node))
+		t := timingOf(node)
+		pull := pullDelay(pod, node, t.Pull)
+		at := sandbox.LastTransitionTime.Add(pull)
 		if s.Now.Before(at) {
 			wakeAt(s, at)
 			return changed, nil
 		}
-		runContainers(s, pod, node, at.Sub(sandbox.LastTransitionTime.Time))
+		if t.Start > 0 {
+			if !containersCreated(pod) {
+				createContainers(s, pod, node, pull)
+				changed = true
+			}
+			if at = at.Add(t.Start); s.Now.Before(at) {
+				wakeAt(s, at)
+				return changed, nil
+			}
+		}
+		runContainers(s, pod, node, pull)
 		changed = true
 	}
 	if pod.Status.Phase == corev1.PodRunning && restartChangedImages(s, pod) {
@@ -328,23 +363,20 @@ func sandboxFailed(s *cluster.State, pod *corev1.Pod, err error) bool {
 	return true
 }
 
-// runContainers: images are in, containers are created and started.
+// runContainers: images are in, containers are created and started. When
+// createContainers ran before (a node whose containers start later than
+// they are created), only the start is left.
 func runContainers(s *cluster.State, pod *corev1.Pod, node *corev1.Node, pulled time.Duration) {
 	started := metav1.NewTime(s.Now)
-	newer := features(s).Version.AtLeast(35, 0)
+	created := containersCreated(pod)
 	for i, c := range pod.Spec.Containers {
 		ref := podRef(pod, c.Name)
-		if needsPull(c, node) {
-			s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason,
-				fmt.Sprintf("Successfully pulled image %q in %v (%v including waiting). Image size: %d bytes.", c.Image, pulled, pulled, imageSize(c.Image)))
-		} else if newer {
-			s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason,
-				fmt.Sprintf("Container image %q already present on machine and can be accessed by the pod", c.Image))
-		} else {
-			s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason, fmt.Sprintf("Container image %q already present on machine", c.Image))
+		id := pod.Status.ContainerStatuses[i].ContainerID
+		if !created {
+			recordPulledAndCreated(s, pod, node, c, pulled)
+			id = "containerd://" + hex64(s)
 		}
-		created, startedMsg := containerMessages(features(s).Version, c.Name)
-		s.Record(source, ref, corev1.EventTypeNormal, CreatedContainerReason, created)
+		_, startedMsg := containerMessages(features(s).Version, c.Name)
 		s.Record(source, ref, corev1.EventTypeNormal, StartedContainerReason, startedMsg)
 		t := true
 		pod.Status.ContainerStatuses[i] = corev1.ContainerStatus{
@@ -352,12 +384,44 @@ func runContainers(s *cluster.State, pod *corev1.Pod, node *corev1.Node, pulled 
 			State:       corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}},
 			Image:       normalizeImage(c.Image),
 			ImageID:     imageID(c.Image),
-			ContainerID: "containerd://" + hex64(s),
+			ContainerID: id,
 			Started:     &t,
 		}
 	}
 	pod.Status.Phase = corev1.PodRunning
 	pod.ResourceVersion = s.Bump()
+}
+
+// createContainers records the pulls and the containers' creation; they
+// stay waiting, with their container IDs, until runContainers starts them.
+func createContainers(s *cluster.State, pod *corev1.Pod, node *corev1.Node, pulled time.Duration) {
+	for i, c := range pod.Spec.Containers {
+		recordPulledAndCreated(s, pod, node, c, pulled)
+		pod.Status.ContainerStatuses[i].ContainerID = "containerd://" + hex64(s)
+	}
+	pod.ResourceVersion = s.Bump()
+}
+
+// containersCreated: createContainers ran and the containers wait to start.
+func containersCreated(pod *corev1.Pod) bool {
+	return len(pod.Status.ContainerStatuses) > 0 && pod.Status.ContainerStatuses[0].ContainerID != "" &&
+		pod.Status.ContainerStatuses[0].State.Waiting != nil
+}
+
+func recordPulledAndCreated(s *cluster.State, pod *corev1.Pod, node *corev1.Node, c corev1.Container, pulled time.Duration) {
+	ref := podRef(pod, c.Name)
+	switch {
+	case needsPull(c, node):
+		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason,
+			fmt.Sprintf("Successfully pulled image %q in %v (%v including waiting). Image size: %d bytes.", c.Image, pulled, pulled, imageSize(c.Image)))
+	case features(s).Version.AtLeast(35, 0):
+		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason,
+			fmt.Sprintf("Container image %q already present on machine and can be accessed by the pod", c.Image))
+	default:
+		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason, fmt.Sprintf("Container image %q already present on machine", c.Image))
+	}
+	created, _ := containerMessages(features(s).Version, c.Name)
+	s.Record(source, ref, corev1.EventTypeNormal, CreatedContainerReason, created)
 }
 
 // containerMessages are the Created and Started texts of the kubelet's
@@ -439,11 +503,11 @@ func readinessDelay(pod *corev1.Pod) time.Duration {
 	return d
 }
 
-// pullDelay is ImagePullDelay when any container must pull its image.
-func pullDelay(pod *corev1.Pod, node *corev1.Node) time.Duration {
+// pullDelay is the node's pull time when any container must pull its image.
+func pullDelay(pod *corev1.Pod, node *corev1.Node, pull time.Duration) time.Duration {
 	for _, c := range pod.Spec.Containers {
 		if needsPull(c, node) {
-			return ImagePullDelay
+			return pull
 		}
 	}
 	return 0

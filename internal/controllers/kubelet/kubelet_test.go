@@ -243,3 +243,45 @@ func TestNotReadyNodeKeepsPodNotReady(t *testing.T) {
 }
 
 func ptrStatus(s corev1.ConditionStatus) *corev1.ConditionStatus { return &s }
+
+// A node with its own timing (NodeTiming, as Fargate's): no sandbox delay,
+// its pull time, and containers started a while after they were created;
+// until then they wait, with their container IDs.
+func TestNodeTiming(t *testing.T) {
+	old := NodeTiming
+	t.Cleanup(func() { NodeTiming = old })
+	NodeTiming = func(node *corev1.Node) (Timing, bool) {
+		return Timing{Pull: 43 * time.Second, Start: time.Second}, node.Name == "vm"
+	}
+	s := controllertest.NewState()
+	controllertest.AddNode(s, "vm", "2", "4Gi", nil)
+	pod := boundPod(s, "a", "vm", "100m")
+	ctrls := []sim.Controller{New()}
+	if err := sim.Advance(s, ctrls, 43*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	cs := pod.Status.ContainerStatuses[0]
+	if pod.Status.Phase != corev1.PodPending || cs.State.Waiting == nil || cs.ContainerID == "" {
+		t.Fatalf("at 43s: phase %s, container %+v; want created, not started", pod.Status.Phase, cs)
+	}
+	if err := sim.Settle(s, ctrls, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	cs = pod.Status.ContainerStatuses[0]
+	if pod.Status.Phase != corev1.PodRunning || cs.State.Running == nil || cs.ContainerID == "" {
+		t.Fatalf("container %+v", cs)
+	}
+	got := map[string]time.Duration{}
+	for _, e := range s.EventsFor("Pod", "default", "a") {
+		got[e.Reason] = e.FirstTimestamp.Sub(cluster.Epoch)
+	}
+	want := map[string]time.Duration{"Pulling": 0, "Pulled": 43 * time.Second, "Created": 43 * time.Second, "Started": 44 * time.Second}
+	for reason, at := range want {
+		if d, ok := got[reason]; !ok || d != at {
+			t.Errorf("%s at %v (recorded: %v), want %v", reason, d, ok, at)
+		}
+	}
+	if started := cs.State.Running.StartedAt.Time; !started.Equal(cluster.Epoch.Add(44 * time.Second)) {
+		t.Errorf("started at %v, want 44s", started.Sub(cluster.Epoch))
+	}
+}

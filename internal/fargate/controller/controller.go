@@ -93,7 +93,7 @@ func admit(s *cluster.State, p *corev1.Pod, used map[string]bool) {
 	}
 	profile := fargate.Profile(s, p.Labels[fargate.LabelProfile])
 	if profile == nil {
-		profile = fargate.Choose(s.FargateProfiles, p.Namespace, p.Labels)
+		profile = fargate.Choose(fargate.Profiles(s), p.Namespace, p.Labels)
 	}
 	if profile == nil {
 		// A pod that names fargate-scheduler itself but that no profile
