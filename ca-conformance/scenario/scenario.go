@@ -154,9 +154,9 @@ type Pod struct {
 	Annotations map[string]string   `json:"annotations,omitempty"`
 	Requests    corev1.ResourceList `json:"requests,omitempty"`
 	// Owner is the kind of the pod's controller (Owner* constants).
-	Owner        string            `json:"owner,omitempty"`
-	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
-	Affinity     *corev1.Affinity  `json:"affinity,omitempty"`
+	Owner        string              `json:"owner,omitempty"`
+	NodeSelector map[string]string   `json:"nodeSelector,omitempty"`
+	Affinity     *corev1.Affinity    `json:"affinity,omitempty"`
 	Tolerations  []corev1.Toleration `json:"tolerations,omitempty"`
 	// TopologySpread are the pod's topology spread constraints.
 	TopologySpread []corev1.TopologySpreadConstraint `json:"topologySpread,omitempty"`
