@@ -30,6 +30,10 @@ func TestReasons(t *testing.T) {
 			"pod didn't trigger scale-up: 2 node(s) had untolerated taint {a: b}, {c: d}, 1 Insufficient cpu",
 			[]string{"1 Insufficient cpu", "2 node(s) had untolerated taint {a: b}, {c: d}"}, true,
 		},
+		{
+			"pod didn't trigger scale-up: 1 max cluster cpu, memory limit reached, 2 max node group size reached",
+			[]string{"1 max cluster cpu, memory limit reached", "2 max node group size reached"}, true,
+		},
 		{"pod triggered scale-up: [{ng 1->2 (max: 5)}]", nil, false},
 	} {
 		got, ok := Reasons(tc.msg)
