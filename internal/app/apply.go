@@ -102,6 +102,10 @@ func validateForApply(objs []manifest.Object) error {
 		}
 		if err := manifest.Validate(o); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if err := checkAutoscalerFlags(o); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

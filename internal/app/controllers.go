@@ -3,6 +3,7 @@ package app
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	autoscaler "github.com/berth-sim/berth/internal/autoscaler/controller"
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/controllers/daemonset"
 	"github.com/berth-sim/berth/internal/controllers/deployment"
@@ -59,7 +60,9 @@ func (a *App) controllers(s *cluster.State) []sim.Controller {
 // expired ones; berth last reports where Karpenter's plan and
 // kube-scheduler's bindings diverged. Fargate's controller brings up one
 // node per pod handed to fargate-scheduler, and the fargate-scheduler
-// profile binds the pod there (docs/fargate.md). The provisioner, the
+// profile binds the pod there (docs/fargate.md). cluster-autoscaler, when
+// the cluster runs it, resizes node groups after the scheduler has marked
+// pods unschedulable (docs/cluster-autoscaler.md). The provisioner, the
 // interruption controller, the lifecycle and disruption share one
 // instance-type catalog, so all see the same unavailable offerings and
 // prices.
@@ -77,6 +80,7 @@ func Controllers(s *cluster.State) []sim.Controller {
 		fargatectl.New(),
 		fargatectl.Scheduler(func() *cluster.State { return s }),
 		provisioner.New(catalog),
+		autoscaler.New(),
 		nodeipam.New(),
 		kubelet.NewWithIPAllocator(podIPs),
 		nodelifecycle.New(),

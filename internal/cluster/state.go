@@ -56,6 +56,12 @@ type NodeGroup struct {
 	Spot           bool              `json:"spot,omitempty"`
 	AMIFamily      string            `json:"amiFamily,omitempty"`
 	MaxPodsPerNode int               `json:"maxPodsPerNode,omitempty"`
+	// Tags are the group's own AWS tags; PropagateASGTags and AutoScaler
+	// (iam.withAddonPolicies.autoScaler) decide the Auto Scaling group tags
+	// cluster-autoscaler reads (internal/autoscaler/nodegroups).
+	Tags             map[string]string `json:"tags,omitempty"`
+	PropagateASGTags bool              `json:"propagateASGTags,omitempty"`
+	AutoScaler       bool              `json:"autoScaler,omitempty"`
 	// Source names the file and document the group came from, for errors.
 	Source string `json:"source,omitempty"`
 }
@@ -113,6 +119,8 @@ type State struct {
 	Karpenter KarpenterState `json:"karpenter,omitempty"`
 	// Fargate is the memory of the Fargate controller (fargate.go).
 	Fargate FargateState `json:"fargate,omitempty"`
+	// Autoscaler is the memory of cluster-autoscaler and the ASGs (autoscaler.go).
+	Autoscaler AutoscalerState `json:"autoscaler,omitempty"`
 
 	// eventIndex speeds up Record's search for the event to fold into; it is
 	// derived from Events and rebuilt whenever Events changed behind its back.

@@ -278,6 +278,15 @@ func (c *ClusterConfig) resolveBase(path string, ng *NodeGroupBase, v version.Ve
 	labels[ClusterNameLabel] = c.Metadata.Name
 	labels[NodeGroupNameLabel] = ng.Name
 	g.Labels = labels
+	if len(ng.Tags) > 0 {
+		g.Tags = map[string]string{}
+		for k, v := range ng.Tags {
+			g.Tags[k] = v
+		}
+	}
+	g.PropagateASGTags = ng.PropagateASGTags != nil && *ng.PropagateASGTags
+	g.AutoScaler = ng.IAM != nil && ng.IAM.WithAddonPolicies != nil && ng.IAM.WithAddonPolicies.AutoScaler != nil &&
+		*ng.IAM.WithAddonPolicies.AutoScaler
 	return g, nil
 }
 

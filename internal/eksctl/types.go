@@ -90,6 +90,24 @@ type NodeGroupBase struct {
 	Labels            map[string]string `json:"labels,omitempty"`
 	MaxPodsPerNode    int               `json:"maxPodsPerNode,omitempty"`
 	VolumeSize        *int              `json:"volumeSize,omitempty"`
+	// Tags are the group's AWS resource tags; with PropagateASGTags eksctl
+	// also writes the labels and taints as cluster-autoscaler node-template
+	// tags on the Auto Scaling group (docs/cluster-autoscaler.md#node-groups).
+	Tags             map[string]string `json:"tags,omitempty"`
+	PropagateASGTags *bool             `json:"propagateASGTags,omitempty"`
+	IAM              *NodeGroupIAM     `json:"iam,omitempty"`
+}
+
+// NodeGroupIAM is the part of a group's iam block that changes its Auto
+// Scaling group: withAddonPolicies.autoScaler makes eksctl add the
+// cluster-autoscaler discovery tags. The other keys are accepted and ignored.
+type NodeGroupIAM struct {
+	WithAddonPolicies *AddonPolicies `json:"withAddonPolicies,omitempty"`
+}
+
+// AddonPolicies is iam.withAddonPolicies; only autoScaler matters to berth.
+type AddonPolicies struct {
+	AutoScaler *bool `json:"autoScaler,omitempty"`
 }
 
 // ManagedNodeGroup is an entry of managedNodeGroups. Its taints are list-form only.

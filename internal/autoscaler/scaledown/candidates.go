@@ -1,0 +1,237 @@
+package scaledown
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/berth-sim/berth/internal/autoscaler/config"
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler"
+)
+
+// Group is one node group as scale-down needs it.
+type Group struct {
+	Name    string
+	MinSize int
+	// Target is the group's current target size.
+	Target int
+	// Nodes are the names of the group's nodes.
+	Nodes []string
+}
+
+// Input is one scale-down evaluation's inputs.
+type Input struct {
+	// State, when set, is the cluster; otherwise Nodes, Pods and PDBs build one.
+	State  *cluster.State
+	Nodes  []*corev1.Node
+	Pods   []*corev1.Pod
+	PDBs   []*policyv1.PodDisruptionBudget
+	Groups []Group
+	// Options are the --scale-down-* and --skip-nodes-with-* flags.
+	Options           config.Options
+	KubernetesVersion string
+}
+
+// Candidate is a node cluster-autoscaler considers unneeded.
+type Candidate struct {
+	Node        string
+	Group       string
+	Utilization float64
+	// PodsToMove are the pods that would be evicted and placed elsewhere;
+	// empty for an empty node (DaemonSet and mirror pods do not count).
+	PodsToMove []*corev1.Pod
+	// Destinations are where the simulation put PodsToMove, in order.
+	Destinations []string
+}
+
+// Unremovable is a group node that stays, and why (cluster-autoscaler's
+// UnremovableReason names).
+type Unremovable struct {
+	Node   string
+	Reason string
+	// Blocking is set for BlockedByPod.
+	Blocking *BlockingPod
+}
+
+// Candidates evaluates every node of the groups, in name order, as
+// cluster-autoscaler's planner does: under the utilization threshold, no
+// pod that blocks draining, every moved pod fitting another node (berth's
+// scheduler Filter, with the pods already moved counted), and the group
+// above its minimum size counting the candidates already taken
+// (docs/cluster-autoscaler.md#scale-down).
+func Candidates(in Input) ([]Candidate, []Unremovable, error) {
+	s := in.State
+	if s == nil {
+		s = cluster.New(in.KubernetesVersion, 0)
+		for _, n := range in.Nodes {
+			s.Nodes[n.Name] = n
+			s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, n.Name)
+		}
+		for _, p := range in.Pods {
+			s.Pods[cluster.Key(p.Namespace, p.Name)] = p
+		}
+		for _, pdb := range in.PDBs {
+			s.PodDisruptionBudgets[cluster.Key(pdb.Namespace, pdb.Name)] = pdb
+		}
+	}
+	var pdbs []*policyv1.PodDisruptionBudget
+	for _, k := range cluster.SortedKeys(s.PodDisruptionBudgets) {
+		pdbs = append(pdbs, s.PodDisruptionBudgets[k])
+	}
+	sim, err := scheduler.New().Simulate(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	type member struct{ node, group string }
+	var members []member
+	groups := map[string]Group{}
+	for _, g := range in.Groups {
+		groups[g.Name] = g
+		for _, n := range g.Nodes {
+			members = append(members, member{n, g.Name})
+		}
+	}
+	sort.Slice(members, func(i, j int) bool { return members[i].node < members[j].node })
+	removed := map[string]bool{}
+	perGroup := map[string]int{}
+	var out []Candidate
+	var stay []Unremovable
+	for _, m := range members {
+		node := s.Nodes[m.node]
+		if node == nil {
+			continue
+		}
+		if node.Annotations[AnnotationScaleDownDisabled] == "true" {
+			stay = append(stay, Unremovable{Node: m.node, Reason: "ScaleDownDisabledAnnotation"})
+			continue
+		}
+		if toBeDeleted(node) {
+			continue
+		}
+		g := groups[m.group]
+		if g.Target-perGroup[m.group] <= g.MinSize {
+			stay = append(stay, Unremovable{Node: m.node, Reason: "NodeGroupMinSizeReached"})
+			continue
+		}
+		pods := livePods(s, m.node)
+		util := Utilization(node, pods, in.Options)
+		if util >= in.Options.ScaleDownUtilizationThreshold {
+			stay = append(stay, Unremovable{Node: m.node, Reason: "NotUnderutilized"})
+			continue
+		}
+		var move []*corev1.Pod
+		var block *BlockingPod
+		for _, p := range pods {
+			if isDaemonSetPod(p) || isMirrorPod(p) {
+				continue
+			}
+			if r := blocking(p, in.Options, pdbs); r != "" {
+				block = &BlockingPod{Pod: p, Reason: r}
+				break
+			}
+			move = append(move, p)
+		}
+		if block != nil {
+			stay = append(stay, Unremovable{Node: m.node, Reason: "BlockedByPod", Blocking: block})
+			continue
+		}
+		dests, ok, err := place(sim, move, m.node, removed, s)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			stay = append(stay, Unremovable{Node: m.node, Reason: "NoPlaceToMovePods"})
+			continue
+		}
+		removed[m.node] = true
+		perGroup[m.group]++
+		out = append(out, Candidate{Node: m.node, Group: m.group, Utilization: util, PodsToMove: move, Destinations: dests})
+	}
+	return out, stay, nil
+}
+
+// place finds a node for every pod, never the node itself nor one already
+// chosen for removal, and counts each placed pod for the next questions.
+func place(sim *scheduler.Simulation, pods []*corev1.Pod, self string, removed map[string]bool, s *cluster.State) ([]string, bool, error) {
+	nodes := sim.Nodes()
+	var dests []string
+	for _, p := range pods {
+		found := ""
+		for _, n := range nodes {
+			if n == self || removed[n] {
+				continue
+			}
+			if node := s.Nodes[n]; node != nil && toBeDeleted(node) {
+				continue
+			}
+			if st := sim.Filter(p, n); st == nil || st.IsSuccess() {
+				found = n
+				break
+			}
+		}
+		if found == "" {
+			return nil, false, nil
+		}
+		cp := p.DeepCopy()
+		cp.Name = fmt.Sprintf("%s-moved-from-%s", p.Name, self)
+		cp.Spec.NodeName = ""
+		if err := sim.Assume(cp, found); err != nil {
+			return nil, false, err
+		}
+		dests = append(dests, found)
+	}
+	return dests, true, nil
+}
+
+func toBeDeleted(n *corev1.Node) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Key == "ToBeDeletedByClusterAutoscaler" {
+			return true
+		}
+	}
+	return n.DeletionTimestamp != nil
+}
+
+func livePods(s *cluster.State, node string) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, p := range s.PodsOnNode(node) {
+		if !cluster.IsTerminal(p) && p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Utilization is the larger of the node's cpu and memory requests over
+// allocatable; DaemonSet and mirror pods count unless the flags say not.
+func Utilization(node *corev1.Node, pods []*corev1.Pod, o config.Options) float64 {
+	var cpu, mem int64
+	for _, p := range pods {
+		if o.IgnoreDaemonSetsUtilization && isDaemonSetPod(p) {
+			continue
+		}
+		if o.IgnoreMirrorPodsUtilization && isMirrorPod(p) {
+			continue
+		}
+		req := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
+		cpu += req.Cpu().MilliValue()
+		mem += req.Memory().Value()
+	}
+	var u float64
+	if a := node.Status.Allocatable.Cpu().MilliValue(); a > 0 {
+		u = float64(cpu) / float64(a)
+	}
+	if a := node.Status.Allocatable.Memory().Value(); a > 0 {
+		if m := float64(mem) / float64(a); m > u {
+			u = m
+		}
+	}
+	return u
+}
+
+// DescribeBlocking formats a blocking pod for messages.
+func DescribeBlocking(b BlockingPod) string { return describeBlocking(b) }

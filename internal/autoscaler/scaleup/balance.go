@@ -1,0 +1,166 @@
+package scaleup
+
+import (
+	"math"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Labels the AWS provider's comparator ignores when it decides whether two
+// groups are similar (docs/cluster-autoscaler.md#balance-similar-node-groups).
+var ignoredLabels = []string{
+	corev1.LabelHostname, corev1.LabelFailureDomainBetaZone, corev1.LabelFailureDomainBetaRegion,
+	corev1.LabelTopologyZone, corev1.LabelTopologyRegion, "beta.kubernetes.io/fluentd-ds-ready",
+	"kops.k8s.io/instancegroup",
+	"alpha.eksctl.io/instance-id", "alpha.eksctl.io/nodegroup-name", "eks.amazonaws.com/nodegroup",
+	"k8s.amazonaws.com/eniConfig", "lifecycle", "topology.ebs.csi.aws.com/zone",
+}
+
+// balance turns the chosen option into increases: the chosen group alone,
+// or with --balance-similar-node-groups the new nodes spread over the
+// groups similar to it that could take the same pods, smallest first.
+func (p *planner) balance(chosen *Option, options []Option, l *limits) []Increase {
+	g := p.group(chosen.Group)
+	groups := []*Group{g}
+	if p.in.Options.BalanceSimilarNodeGroups {
+		for _, o := range options {
+			if o.Group == chosen.Group {
+				continue
+			}
+			other := p.group(o.Group)
+			if p.similar(g, other) && len(o.Pods) >= len(chosen.Pods) {
+				groups = append(groups, other)
+			}
+		}
+	}
+	added := map[string]int{}
+	total := chosen.NodeCount
+	sort.SliceStable(groups, func(i, j int) bool {
+		if groups[i].Target != groups[j].Target {
+			return groups[i].Target < groups[j].Target
+		}
+		return groups[i].Name < groups[j].Name
+	})
+	for total > 0 {
+		var pick *Group
+		for _, c := range groups {
+			if c.Target+added[c.Name] >= c.MaxSize {
+				continue
+			}
+			if pick == nil || c.Target+added[c.Name] < pick.Target+added[pick.Name] {
+				pick = c
+			}
+		}
+		if pick == nil {
+			break
+		}
+		added[pick.Name]++
+		total--
+	}
+	var out []Increase
+	for _, c := range groups {
+		if n := added[c.Name]; n > 0 {
+			out = append(out, Increase{Group: c.Name, From: c.Target, To: c.Target + n, Max: c.MaxSize})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Group < out[j].Group })
+	_ = l
+	return out
+}
+
+// similar is the AWS node-info comparator: equal labels apart from the
+// ignored ones (or equal --balancing-label values when given), memory
+// capacity within --memory-difference-ratio and other capacities equal,
+// allocatable and free resources within their ratios.
+func (p *planner) similar(a, b *Group) bool {
+	o := p.in.Options
+	na, nb := a.Template, b.Template
+	if len(o.BalancingLabels) > 0 {
+		for _, k := range o.BalancingLabels {
+			if na.Labels[k] != nb.Labels[k] {
+				return false
+			}
+		}
+	} else {
+		ignore := map[string]bool{}
+		for _, k := range ignoredLabels {
+			ignore[k] = true
+		}
+		for _, k := range o.BalancingIgnoreLabels {
+			ignore[k] = true
+		}
+		if !sameLabels(na.Labels, nb.Labels, ignore) {
+			return false
+		}
+	}
+	ca, cb := na.Status.Capacity, nb.Status.Capacity
+	if len(ca) != len(cb) {
+		return false
+	}
+	for name, qa := range ca {
+		qb, ok := cb[name]
+		if !ok {
+			return false
+		}
+		if name == corev1.ResourceMemory {
+			if !within(float64(qa.Value()), float64(qb.Value()), o.MemoryDifferenceRatio) {
+				return false
+			}
+			continue
+		}
+		if qa.Cmp(qb) != 0 {
+			return false
+		}
+	}
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		aa, ab := na.Status.Allocatable[name], nb.Status.Allocatable[name]
+		if !within(float64(aa.MilliValue()), float64(ab.MilliValue()), o.MaxAllocatableDifference) {
+			return false
+		}
+		fa := float64(aa.MilliValue()) - podsRequest(a.TemplatePods, name)
+		fb := float64(ab.MilliValue()) - podsRequest(b.TemplatePods, name)
+		if !within(fa, fb, o.MaxFreeDifference) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameLabels(a, b map[string]string, ignore map[string]bool) bool {
+	for k, v := range a {
+		if ignore[k] {
+			continue
+		}
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	for k := range b {
+		if ignore[k] {
+			continue
+		}
+		if _, ok := a[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// within tells whether a and b differ by at most ratio of the larger.
+func within(a, b, ratio float64) bool {
+	larger := math.Max(a, b)
+	if larger == 0 {
+		return true
+	}
+	return math.Abs(a-b)/larger <= ratio
+}
+
+func podsRequest(pods []*corev1.Pod, name corev1.ResourceName) float64 {
+	var sum float64
+	for _, p := range pods {
+		q := containerRequests(p)[name]
+		sum += float64(q.MilliValue())
+	}
+	return sum
+}

@@ -1,0 +1,97 @@
+package scaleup
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sim/berth/internal/autoscaler/config"
+)
+
+// limits are the cluster-wide caps: --max-nodes-total, --cores-total and
+// --memory-total, counted over every node plus the upcoming ones.
+type limits struct {
+	opts        config.Options
+	nodes       int
+	cores       int64
+	memoryBytes int64
+}
+
+const gib = int64(1) << 30
+
+func newLimits(in Input) *limits {
+	l := &limits{opts: in.Options}
+	nodes := in.Nodes
+	if in.State != nil {
+		nodes = nil
+		for _, n := range in.State.Nodes {
+			nodes = append(nodes, n)
+		}
+	}
+	for _, n := range nodes {
+		l.nodes++
+		l.cores += n.Status.Capacity.Cpu().Value()
+		l.memoryBytes += n.Status.Capacity.Memory().Value()
+	}
+	for _, g := range in.Groups {
+		if up := g.Target - g.Registered; up > 0 && g.Template != nil {
+			l.nodes += up
+			l.cores += int64(up) * g.Template.Status.Capacity.Cpu().Value()
+			l.memoryBytes += int64(up) * g.Template.Status.Capacity.Memory().Value()
+		}
+	}
+	return l
+}
+
+// clusterFull tells whether --max-nodes-total is reached.
+func (l *limits) clusterFull() bool {
+	return l.opts.MaxNodesTotal > 0 && l.nodes >= l.opts.MaxNodesTotal
+}
+
+// exceeded names the resource limits one more node of g would pass.
+func (l *limits) exceeded(g *Group) string {
+	if g.Template == nil {
+		return ""
+	}
+	var over []string
+	cpu, mem := templateCapacity(g.Template)
+	if l.cores+cpu > l.opts.CoresMax {
+		over = append(over, "cpu")
+	}
+	if l.memoryBytes+mem > l.opts.MemoryMaxGiB*gib {
+		over = append(over, "memory")
+	}
+	if len(over) == 0 {
+		return ""
+	}
+	return reasonResourceLimit(over...)
+}
+
+// nodesFor is how many nodes g may add: its max size, the per-scale-up
+// cap, the cluster's node and resource caps.
+func (l *limits) nodesFor(g *Group, o config.Options) int {
+	n := g.MaxSize - g.Target
+	if o.MaxNodesPerScaleUp < n {
+		n = o.MaxNodesPerScaleUp
+	}
+	if o.MaxNodesTotal > 0 && o.MaxNodesTotal-l.nodes < n {
+		n = o.MaxNodesTotal - l.nodes
+	}
+	cpu, mem := templateCapacity(g.Template)
+	if cpu > 0 {
+		if left := int((o.CoresMax - l.cores) / cpu); left < n {
+			n = left
+		}
+	}
+	if mem > 0 {
+		if left := int((o.MemoryMaxGiB*gib - l.memoryBytes) / mem); left < n {
+			n = left
+		}
+	}
+	if n < 0 {
+		n = 0
+	}
+	return n
+}
+
+func templateCapacity(n *corev1.Node) (cpu, mem int64) {
+	return n.Status.Capacity.Cpu().Value(), n.Status.Capacity.Memory().Value()
+}
