@@ -41,7 +41,7 @@ func (f nodeFilter) matches(taints []corev1.Taint, reqs scheduling.Requirements,
 	if f.affinityPolicy == corev1.NodeInclusionPolicyHonor && !f.matchesRequirements(reqs, opts...) {
 		return false
 	}
-	if f.taintPolicy == corev1.NodeInclusionPolicyHonor && tolerates(taints, f.tolerations) != nil {
+	if f.taintPolicy == corev1.NodeInclusionPolicyHonor && !tolerated(taints, f.tolerations) {
 		return false
 	}
 	return true
@@ -114,7 +114,7 @@ func (g domainGroup) forEachDomain(pod *corev1.Pod, taintPolicy corev1.NodeInclu
 			continue
 		}
 		for _, taints := range taintSets {
-			if tolerates(taints, pod.Spec.Tolerations) == nil {
+			if tolerated(taints, pod.Spec.Tolerations) {
 				f(domain)
 				break
 			}

@@ -121,6 +121,7 @@ func (t *topology) update(p *corev1.Pod) error {
 		if existing, ok := t.groupByID[g.id]; ok {
 			g = existing
 		} else {
+			g.addPoolDomains(p, t.domainGroups[g.key])
 			t.countDomains(g)
 			t.groupByID[g.id] = g
 			t.groups = append(t.groups, g)
@@ -206,10 +207,11 @@ func (t *topology) matching(p *corev1.Pod, taints []corev1.Taint, reqs schedulin
 func (t *topology) updateInverseAntiAffinity(p *corev1.Pod, nodeLabels map[string]string) {
 	for _, term := range p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
 		ns := t.namespaces(p.Namespace, term.Namespaces, term.NamespaceSelector)
-		g := newTopologyGroup(topologyPodAntiAffinity, term.TopologyKey, p, ns, term.LabelSelector, math.MaxInt32, nil, nil, nil, t.domainGroups[term.TopologyKey])
+		g := newTopologyGroup(topologyPodAntiAffinity, term.TopologyKey, p, ns, term.LabelSelector, math.MaxInt32, nil, nil, nil)
 		if existing, ok := t.inverseByID[g.id]; ok {
 			g = existing
 		} else {
+			g.addPoolDomains(p, t.domainGroups[g.key])
 			t.inverseByID[g.id] = g
 			t.inverse = append(t.inverse, g)
 		}
@@ -273,7 +275,7 @@ func (t *topology) newForTopologies(p *corev1.Pod) []*topologyGroup {
 			}
 		}
 		out = append(out, newTopologyGroup(topologySpread, tsc.TopologyKey, p, sets.New(p.Namespace), selector,
-			tsc.MaxSkew, tsc.MinDomains, tsc.NodeTaintsPolicy, tsc.NodeAffinityPolicy, t.domainGroups[tsc.TopologyKey]))
+			tsc.MaxSkew, tsc.MinDomains, tsc.NodeTaintsPolicy, tsc.NodeAffinityPolicy))
 	}
 	return out
 }
@@ -290,7 +292,7 @@ func (t *topology) newForAffinities(p *corev1.Pod) []*topologyGroup {
 	add := func(typ topologyType, terms []corev1.PodAffinityTerm) {
 		for _, term := range terms {
 			ns := t.namespaces(p.Namespace, term.Namespaces, term.NamespaceSelector)
-			out = append(out, newTopologyGroup(typ, term.TopologyKey, p, ns, term.LabelSelector, math.MaxInt32, nil, nil, nil, t.domainGroups[term.TopologyKey]))
+			out = append(out, newTopologyGroup(typ, term.TopologyKey, p, ns, term.LabelSelector, math.MaxInt32, nil, nil, nil))
 		}
 	}
 	weighted := func(terms []corev1.WeightedPodAffinityTerm) []corev1.PodAffinityTerm {
