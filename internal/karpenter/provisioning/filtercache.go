@@ -250,3 +250,9 @@ func (c *filterCache) ceilingOf(its instancetype.InstanceTypes) (resourceVec, bo
 func fitsMain(c, total resourceVec) bool {
 	return c.cpu <= total.cpu && c.memory <= total.memory && c.pods <= total.pods && c.ephemeral <= total.ephemeral
 }
+
+// addMain sums CPU, memory, pods and ephemeral storage (the resources
+// fitsMain compares).
+func addMain(a, b resourceVec) resourceVec {
+	return resourceVec{cpu: a.cpu + b.cpu, memory: a.memory + b.memory, pods: a.pods + b.pods, ephemeral: a.ephemeral + b.ephemeral}
+}

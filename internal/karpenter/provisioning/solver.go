@@ -211,7 +211,8 @@ func (s *solver) updatePodData(p *corev1.Pod) {
 	if scheduling.HasPreferredNodeAffinity(p) {
 		strict = scheduling.NewStrictPodRequirements(p)
 	}
-	s.data[p.UID] = &podData{requests: requestsForPods(p), requirements: reqs, strictRequirements: strict}
+	requests := requestsForPods(p)
+	s.data[p.UID] = &podData{requests: requests, vec: newRequestVec(requests), requirements: reqs, strictRequirements: strict}
 }
 
 func (s *solver) add(p *corev1.Pod) error {

@@ -154,7 +154,7 @@ func (t *topology) record(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.
 // addRequirements returns the node requirements narrowed by every
 // constraint that applies to the pod there, or the first that cannot be met.
 func (t *topology) addRequirements(p *corev1.Pod, taints []corev1.Taint, podReqs, nodeReqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) (scheduling.Requirements, error) {
-	reqs := scheduling.NewRequirements(nodeReqs.Values()...)
+	reqs := copyRequirements(nodeReqs)
 	for _, g := range t.matching(p, taints, nodeReqs, opts...) {
 		podDomains := scheduling.NewRequirement(g.key, corev1.NodeSelectorOpExists)
 		if podReqs.Has(g.key) {
