@@ -229,7 +229,11 @@ func (s *solver) add(p *corev1.Pod) error {
 		}
 	}
 	sort.Slice(s.newClaims, func(a, b int) bool { return len(s.newClaims[a].pods) < len(s.newClaims[b].pods) })
+	guard := s.topology.hostGuardFor(p, data)
 	for _, n := range s.newClaims {
+		if guard.rejects(n) {
+			continue
+		}
 		// The errors of in-flight claims are not reported: skip the
 		// claims the pod cannot join before any work is worded.
 		if !n.quickCheck(p, data) {
