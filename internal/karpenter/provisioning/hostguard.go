@@ -38,8 +38,8 @@ func (t *topology) hostGuardFor(p *corev1.Pod, data *podData) hostGuard {
 		return hostGuard{off: true}
 	}
 	var g hostGuard
-	for _, tg := range t.groups {
-		if tg.key != corev1.LabelHostname || !tg.owners.Has(p.UID) {
+	for _, tg := range t.ownedBy(p.UID) {
+		if tg.key != corev1.LabelHostname {
 			continue
 		}
 		switch tg.typ {
@@ -53,8 +53,8 @@ func (t *topology) hostGuardFor(p *corev1.Pod, data *podData) hostGuard {
 			g.checks = append(g.checks, hostCheck{group: tg, limit: limit})
 		}
 	}
-	for _, tg := range t.inverse {
-		if tg.key == corev1.LabelHostname && tg.nodeFilter.matchesAll() && tg.selects(p) {
+	for _, tg := range t.selectingInverse(p) {
+		if tg.key == corev1.LabelHostname && tg.nodeFilter.matchesAll() {
 			g.checks = append(g.checks, hostCheck{group: tg, limit: 0})
 		}
 	}

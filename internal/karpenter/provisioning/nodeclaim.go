@@ -47,6 +47,7 @@ type nodeClaim struct {
 	ceilingOK bool
 	// requestsVec is requests in integers, kept with them.
 	requestsVec requestVec
+	hostReg     hostCursor
 }
 
 func newNodeClaim(t *nodePoolTemplate, top *topology, hostname string, daemon corev1.ResourceList, daemonPorts *hostPortUsage,
@@ -129,7 +130,7 @@ func (n *nodeClaim) add(pod *corev1.Pod, data *podData, reqs scheduling.Requirem
 	n.requests = merge(n.requests, data.requests)
 	n.requestsVec = newRequestVec(n.requests)
 	n.requirements = reqs
-	n.topology.register(corev1.LabelHostname, n.hostname)
+	n.topology.registerHost(n.hostname, &n.hostReg)
 	n.topology.record(pod, n.template.Taints, reqs, allowWellKnown)
 	n.hostPorts.add(pod, hostPortsOf(pod))
 }

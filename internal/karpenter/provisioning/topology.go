@@ -33,11 +33,13 @@ type topology struct {
 	// excluded are the pods of this batch: they do not count where they
 	// currently are (nowhere, or on a node being deleted).
 	excluded sets.Set[types.UID]
+	idx      topoIndex
 }
 
 func newTopology(c *Cluster, pools []*NodePool, pods []*corev1.Pod, ignorePreferences bool) (*topology, error) {
 	t := &topology{cluster: c, ignorePreferences: ignorePreferences, groupByID: map[string]*topologyGroup{},
-		inverseByID: map[string]*topologyGroup{}, domainGroups: buildDomainGroups(pools), excluded: sets.New[types.UID]()}
+		inverseByID: map[string]*topologyGroup{}, domainGroups: buildDomainGroups(pools), excluded: sets.New[types.UID](),
+		idx: newTopoIndex()}
 	for _, p := range pods {
 		t.excluded.Insert(p.UID)
 	}
@@ -111,12 +113,11 @@ func (e topologyError) Error() string {
 // update (re)computes the groups a pod owns, after it was relaxed or
 // first seen.
 func (t *topology) update(p *corev1.Pod) error {
-	for _, g := range t.groups {
-		g.owners.Delete(p.UID)
-	}
+	t.dropOwner(p.UID)
 	if (t.ignorePreferences && hasRequiredPodAntiAffinity(p)) || (!t.ignorePreferences && hasPodAntiAffinity(p)) {
 		t.updateInverseAntiAffinity(p, nil)
 	}
+	var owned []*topologyGroup
 	for _, g := range append(t.newForTopologies(p), t.newForAffinities(p)...) {
 		if existing, ok := t.groupByID[g.id]; ok {
 			g = existing
@@ -124,17 +125,19 @@ func (t *topology) update(p *corev1.Pod) error {
 			g.addPoolDomains(p, t.domainGroups[g.key])
 			t.countDomains(g)
 			t.groupByID[g.id] = g
-			t.groups = append(t.groups, g)
+			t.addGroup(g)
 		}
 		g.owners.Insert(p.UID)
+		owned = append(owned, g)
 	}
+	t.setOwned(p.UID, owned)
 	return nil
 }
 
 // record counts a pod placed on a node with these requirements.
 func (t *topology) record(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) {
-	for _, g := range t.groups {
-		if !g.counts(p, taints, reqs, opts...) {
+	for _, g := range t.selecting(p) {
+		if !g.nodeFilter.matches(taints, reqs, opts...) {
 			continue
 		}
 		domains := reqs.Get(g.key)
@@ -175,12 +178,16 @@ func (t *topology) addRequirements(p *corev1.Pod, taints []corev1.Taint, podReqs
 
 // register makes a new domain (a new NodeClaim's hostname) known.
 func (t *topology) register(key, domain string) {
-	for _, g := range t.groups {
+	groups, inverse := t.groups, t.inverse
+	if key == corev1.LabelHostname {
+		groups, inverse = t.idx.hostGroups, t.idx.hostInverse
+	}
+	for _, g := range groups {
 		if g.key == key {
 			g.register(domain)
 		}
 	}
-	for _, g := range t.inverse {
+	for _, g := range inverse {
 		if g.key == key {
 			g.register(domain)
 		}
@@ -188,14 +195,9 @@ func (t *topology) register(key, domain string) {
 }
 
 func (t *topology) matching(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) []*topologyGroup {
-	var out []*topologyGroup
-	for _, g := range t.groups {
-		if g.owners.Has(p.UID) {
-			out = append(out, g)
-		}
-	}
-	for _, g := range t.inverse {
-		if g.counts(p, taints, reqs, opts...) {
+	out := append([]*topologyGroup(nil), t.ownedBy(p.UID)...)
+	for _, g := range t.selectingInverse(p) {
+		if g.nodeFilter.matches(taints, reqs, opts...) {
 			out = append(out, g)
 		}
 	}
@@ -213,7 +215,7 @@ func (t *topology) updateInverseAntiAffinity(p *corev1.Pod, nodeLabels map[strin
 		} else {
 			g.addPoolDomains(p, t.domainGroups[g.key])
 			t.inverseByID[g.id] = g
-			t.inverse = append(t.inverse, g)
+			t.addInverse(g)
 		}
 		if domain, ok := nodeLabels[g.key]; ok {
 			g.record(domain)

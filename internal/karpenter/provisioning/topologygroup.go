@@ -57,6 +57,8 @@ type topologyGroup struct {
 	emptyDomains sets.Set[string]
 	// id is the group's identity (Karpenter hashes the same fields).
 	id string
+	// order is the group's place in its topology list (creation order).
+	order int
 }
 
 func newTopologyGroup(typ topologyType, key string, pod *corev1.Pod, namespaces sets.Set[string], selector *metav1.LabelSelector,
