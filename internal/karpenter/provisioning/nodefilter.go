@@ -96,13 +96,16 @@ func (f nodeFilter) identity() string {
 type domainGroup map[string][][]corev1.Taint
 
 func (g domainGroup) insert(domain string, taints ...corev1.Taint) {
-	if cur, ok := g[domain]; !ok || len(taints) == 0 {
-		g[domain] = [][]corev1.Taint{taints}
-		return
-	} else if len(cur[0]) == 0 {
+	cur, ok := g[domain]
+	if ok && len(cur[0]) == 0 {
+		// Already reachable without taints: nothing to add.
 		return
 	}
-	g[domain] = append(g[domain], taints)
+	if !ok || len(taints) == 0 {
+		g[domain] = [][]corev1.Taint{taints}
+		return
+	}
+	g[domain] = append(cur, taints)
 }
 
 // forEachDomain calls f for each domain the pod could use: every domain

@@ -76,13 +76,36 @@ func buildDomainGroups(pools []*NodePool) map[string]domainGroup {
 		}
 		g.insert(value, taints...)
 	}
+	// A domain's taint sets depend only on the order of the (pool, type)
+	// pairs that reach it, so keys may be walked in any order; a type's
+	// own value lists are sorted once and shared by the pools.
+	values := map[*scheduling.Requirement][]string{}
+	valuesOf := func(r *scheduling.Requirement) []string {
+		v, ok := values[r]
+		if !ok {
+			v = r.Values()
+			values[r] = v
+		}
+		return v
+	}
 	for _, np := range pools {
+		base := np.poolRequirements()
 		for _, it := range np.InstanceTypes {
-			reqs := np.poolRequirements()
-			reqs.Add(it.Requirements.Values()...)
-			for _, key := range reqs.SortedKeys() {
-				for _, v := range reqs[key].Values() {
+			// As base.Add(it.Requirements...): a shared key intersects.
+			for key, r := range it.Requirements {
+				vs := valuesOf(r)
+				if b, ok := base[key]; ok {
+					vs = r.Intersection(b).Values()
+				}
+				for _, v := range vs {
 					insert(key, v, np.Taints)
+				}
+			}
+			for key, b := range base {
+				if !it.Requirements.Has(key) {
+					for _, v := range valuesOf(b) {
+						insert(key, v, np.Taints)
+					}
 				}
 			}
 		}
