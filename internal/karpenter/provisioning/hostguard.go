@@ -8,13 +8,14 @@ import (
 // whether a hostname-keyed topology constraint already rules out an
 // in-flight NodeClaim. A NodeClaim's hostname is a single placeholder, so
 // for such a constraint the topology check reduces to one count per claim
-// (docs/karpenter-provisioning.md#topology): an anti-affinity group
-// (the pod's own, or a running or pending pod's required term that selects
-// it) rejects a claim whose hostname already counts a matching pod, and a
-// hostname spread rejects a claim where adding the pod would exceed
-// maxSkew. canAdd reaches the same verdict with the worded error, which
-// nobody reads for in-flight claims; the guard only lets the solver skip
-// the claims it would reject, so decisions are unchanged.
+// (docs/karpenter-provisioning.md#speed-without-different-answers): an
+// anti-affinity group (the pod's own, or a running or pending pod's
+// required term that selects it) rejects a claim whose hostname already
+// counts a matching pod, and a hostname spread rejects a claim where adding
+// the pod would exceed maxSkew. canAdd reaches the same verdict with the
+// worded error, which nobody reads for in-flight claims; the guard only
+// lets the solver skip the claims it would reject, so decisions are
+// unchanged.
 type hostGuard struct {
 	checks []hostCheck
 	// off is set when the pod constrains the hostname itself: the claim's

@@ -15,7 +15,8 @@ import (
 // keyed by hostname. Groups are only ever appended, so a pod's selection
 // is extended with the groups created since it was last asked; every list
 // keeps creation order, the order the walks had, so the first violated
-// constraint is still the same one (docs/karpenter-provisioning.md#topology).
+// constraint is still the same one
+// (docs/karpenter-provisioning.md#speed-without-different-answers).
 type topoIndex struct {
 	owned                   map[types.UID][]*topologyGroup
 	selected                map[types.UID]*podSelection

@@ -25,11 +25,14 @@ type topology struct {
 	ignorePreferences bool
 	// groups and inverse are kept in creation order so that the first
 	// violated constraint reported is always the same one.
-	groups       []*topologyGroup
-	groupByID    map[string]*topologyGroup
-	inverse      []*topologyGroup
-	inverseByID  map[string]*topologyGroup
+	groups      []*topologyGroup
+	groupByID   map[string]*topologyGroup
+	inverse     []*topologyGroup
+	inverseByID map[string]*topologyGroup
+	// domainGroups are the pools' domains per topology key, built when a
+	// group first needs the key (see poolDomains).
 	domainGroups map[string]domainGroup
+	pools        []*NodePool
 	// excluded are the pods of this batch: they do not count where they
 	// currently are (nowhere, or on a node being deleted).
 	excluded sets.Set[types.UID]
@@ -38,7 +41,7 @@ type topology struct {
 
 func newTopology(c *Cluster, pools []*NodePool, pods []*corev1.Pod, ignorePreferences bool) (*topology, error) {
 	t := &topology{cluster: c, ignorePreferences: ignorePreferences, groupByID: map[string]*topologyGroup{},
-		inverseByID: map[string]*topologyGroup{}, domainGroups: buildDomainGroups(pools), excluded: sets.New[types.UID](),
+		inverseByID: map[string]*topologyGroup{}, domainGroups: map[string]domainGroup{}, pools: pools, excluded: sets.New[types.UID](),
 		idx: newTopoIndex()}
 	for _, p := range pods {
 		t.excluded.Insert(p.UID)
@@ -61,64 +64,6 @@ func newTopology(c *Cluster, pools []*NodePool, pods []*corev1.Pod, ignorePrefer
 		return nil, err
 	}
 	return t, nil
-}
-
-// buildDomainGroups collects, per topology key, every value a NodePool
-// can produce: its requirements and labels combined with each instance
-// type's, plus the In values of the pool itself.
-func buildDomainGroups(pools []*NodePool) map[string]domainGroup {
-	groups := map[string]domainGroup{}
-	insert := func(key, value string, taints []corev1.Taint) {
-		g, ok := groups[key]
-		if !ok {
-			g = domainGroup{}
-			groups[key] = g
-		}
-		g.insert(value, taints...)
-	}
-	// A domain's taint sets depend only on the order of the (pool, type)
-	// pairs that reach it, so keys may be walked in any order; a type's
-	// own value lists are sorted once and shared by the pools.
-	values := map[*scheduling.Requirement][]string{}
-	valuesOf := func(r *scheduling.Requirement) []string {
-		v, ok := values[r]
-		if !ok {
-			v = r.Values()
-			values[r] = v
-		}
-		return v
-	}
-	for _, np := range pools {
-		base := np.poolRequirements()
-		for _, it := range np.InstanceTypes {
-			// As base.Add(it.Requirements...): a shared key intersects.
-			for key, r := range it.Requirements {
-				vs := valuesOf(r)
-				if b, ok := base[key]; ok {
-					vs = r.Intersection(b).Values()
-				}
-				for _, v := range vs {
-					insert(key, v, np.Taints)
-				}
-			}
-			for key, b := range base {
-				if !it.Requirements.Has(key) {
-					for _, v := range valuesOf(b) {
-						insert(key, v, np.Taints)
-					}
-				}
-			}
-		}
-		reqs := np.poolRequirements()
-		for _, key := range reqs.SortedKeys() {
-			if r := reqs[key]; r.Operator() == corev1.NodeSelectorOpIn {
-				for _, v := range r.Values() {
-					insert(key, v, np.Taints)
-				}
-			}
-		}
-	}
-	return groups
 }
 
 // topologyError is the pod's error when no domain satisfies a constraint.
@@ -145,7 +90,7 @@ func (t *topology) update(p *corev1.Pod) error {
 		if existing, ok := t.groupByID[g.id]; ok {
 			g = existing
 		} else {
-			g.addPoolDomains(p, t.domainGroups[g.key])
+			g.addPoolDomains(p, t.poolDomains(g.key))
 			t.countDomains(g)
 			t.groupByID[g.id] = g
 			t.addGroup(g)
@@ -236,7 +181,7 @@ func (t *topology) updateInverseAntiAffinity(p *corev1.Pod, nodeLabels map[strin
 		if existing, ok := t.inverseByID[g.id]; ok {
 			g = existing
 		} else {
-			g.addPoolDomains(p, t.domainGroups[g.key])
+			g.addPoolDomains(p, t.poolDomains(g.key))
 			t.inverseByID[g.id] = g
 			t.addInverse(g)
 		}
