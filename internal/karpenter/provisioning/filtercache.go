@@ -60,9 +60,9 @@ func verdictOf(m map[*instancetype.InstanceType]typeVerdict, it *instancetype.In
 	if v, ok := m[it]; ok {
 		return v&verdictCompatible != 0, v&verdictOffering != 0
 	}
-	compatible = it.Requirements.Intersects(reqs) == nil
+	compatible = intersectsOK(it.Requirements, reqs)
 	for _, o := range it.Offerings {
-		if o.Available && reqs.IsCompatible(o.Requirements, allowWellKnown) {
+		if o.Available && compatibleOK(reqs, o.Requirements, allowWellKnown) {
 			offering = true
 			break
 		}

@@ -73,7 +73,7 @@ func (n *nodeClaim) quickCheck(pod *corev1.Pod, data *podData) bool {
 	if n.ceilingOK && n.requestsVec.ok && data.vec.ok && !fitsMain(addMain(n.requestsVec.vec, data.vec.vec), n.ceiling) {
 		return false
 	}
-	return n.requirements.IsCompatible(data.requirements, allowWellKnown)
+	return compatibleOK(n.requirements, data.requirements, allowWellKnown)
 }
 
 // canAdd checks taints, host ports, requirements, topology and the
