@@ -60,9 +60,9 @@ func verdictOf(m map[*instancetype.InstanceType]typeVerdict, it *instancetype.In
 	if v, ok := m[it]; ok {
 		return v&verdictCompatible != 0, v&verdictOffering != 0
 	}
-	compatible = it.Requirements.Intersects(reqs) == nil
+	compatible = intersectsOK(it.Requirements, reqs)
 	for _, o := range it.Offerings {
-		if o.Available && reqs.IsCompatible(o.Requirements, allowWellKnown) {
+		if o.Available && compatibleOK(reqs, o.Requirements, allowWellKnown) {
 			offering = true
 			break
 		}
@@ -249,4 +249,10 @@ func (c *filterCache) ceilingOf(its instancetype.InstanceTypes) (resourceVec, bo
 // fitsMain compares only CPU, memory, pods and ephemeral storage.
 func fitsMain(c, total resourceVec) bool {
 	return c.cpu <= total.cpu && c.memory <= total.memory && c.pods <= total.pods && c.ephemeral <= total.ephemeral
+}
+
+// addMain sums CPU, memory, pods and ephemeral storage (the resources
+// fitsMain compares).
+func addMain(a, b resourceVec) resourceVec {
+	return resourceVec{cpu: a.cpu + b.cpu, memory: a.memory + b.memory, pods: a.pods + b.pods, ephemeral: a.ephemeral + b.ephemeral}
 }

@@ -116,7 +116,10 @@ func (c *Cluster) boundPods() []*corev1.Pod {
 
 // podData is what the solver derives from a pod once per relaxation.
 type podData struct {
-	requests           corev1.ResourceList
+	requests corev1.ResourceList
+	// vec is requests in integers (exact when vec.ok), for the quick
+	// capacity check against every in-flight claim.
+	vec                requestVec
 	requirements       scheduling.Requirements
 	strictRequirements scheduling.Requirements
 }

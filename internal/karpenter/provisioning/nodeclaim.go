@@ -45,6 +45,9 @@ type nodeClaim struct {
 	// (valid while ceilingOK): a pod beyond it cannot join.
 	ceiling   resourceVec
 	ceilingOK bool
+	// requestsVec is requests in integers, kept with them.
+	requestsVec requestVec
+	hostReg     hostCursor
 }
 
 func newNodeClaim(t *nodePoolTemplate, top *topology, hostname string, daemon corev1.ResourceList, daemonPorts *hostPortUsage,
@@ -52,7 +55,7 @@ func newNodeClaim(t *nodePoolTemplate, top *topology, hostname string, daemon co
 	reqs := scheduling.NewRequirements(t.requirements.Values()...)
 	reqs.Add(scheduling.NewRequirement(corev1.LabelHostname, corev1.NodeSelectorOpIn, hostname))
 	return &nodeClaim{template: t, hostname: hostname, requirements: reqs, instanceTypes: its, requests: daemon.DeepCopy(),
-		daemonResources: daemon, hostPorts: daemonPorts.copy(), topology: top, cache: cache}
+		daemonResources: daemon, hostPorts: daemonPorts.copy(), topology: top, cache: cache, requestsVec: newRequestVec(daemon)}
 }
 
 // quickCheck rejects, without building errors, a pod that does not
@@ -65,12 +68,12 @@ func (n *nodeClaim) quickCheck(pod *corev1.Pod, data *podData) bool {
 	if !n.ceilingOK {
 		n.ceiling, n.ceilingOK = n.cache.ceilingOf(n.instanceTypes)
 	}
-	if n.ceilingOK {
-		if total := newRequestVec(merge(n.requests, data.requests)); total.ok && !fitsMain(total.vec, n.ceiling) {
-			return false
-		}
+	// Both sides exact means their integer sum is the merged list's exact
+	// form; otherwise the check is skipped and canAdd decides.
+	if n.ceilingOK && n.requestsVec.ok && data.vec.ok && !fitsMain(addMain(n.requestsVec.vec, data.vec.vec), n.ceiling) {
+		return false
 	}
-	return n.requirements.IsCompatible(data.requirements, allowWellKnown)
+	return compatibleOK(n.requirements, data.requirements, allowWellKnown)
 }
 
 // canAdd checks taints, host ports, requirements, topology and the
@@ -88,7 +91,7 @@ func (n *nodeClaim) canAdd(pod *corev1.Pod, data *podData, relaxMinValues bool) 
 	if !n.requirements.IsCompatible(data.requirements, allowWellKnown) {
 		return nil, nil, fmt.Errorf("incompatible requirements, %w", n.requirements.Compatible(data.requirements, allowWellKnown))
 	}
-	reqs := scheduling.NewRequirements(n.requirements.Values()...)
+	reqs := copyRequirements(n.requirements)
 	reqs.Add(data.requirements.Values()...)
 	topo, err := n.topology.addRequirements(pod, n.template.Taints, data.strictRequirements, reqs, allowWellKnown)
 	if err != nil {
@@ -125,8 +128,9 @@ func (n *nodeClaim) add(pod *corev1.Pod, data *podData, reqs scheduling.Requirem
 	n.pods = append(n.pods, pod)
 	n.instanceTypes, n.ceilingOK = its, false
 	n.requests = merge(n.requests, data.requests)
+	n.requestsVec = newRequestVec(n.requests)
 	n.requirements = reqs
-	n.topology.register(corev1.LabelHostname, n.hostname)
+	n.topology.registerHost(n.hostname, &n.hostReg)
 	n.topology.record(pod, n.template.Taints, reqs, allowWellKnown)
 	n.hostPorts.add(pod, hostPortsOf(pod))
 }
@@ -266,4 +270,14 @@ func equalRequirements(a, b scheduling.Requirements) bool {
 		}
 	}
 	return true
+}
+
+// copyRequirements is NewRequirements(r.Values()...) without sorting: the
+// keys are distinct, so the copy holds the same requirement pointers.
+func copyRequirements(r scheduling.Requirements) scheduling.Requirements {
+	out := make(scheduling.Requirements, len(r)+2)
+	for key, req := range r {
+		out[key] = req
+	}
+	return out
 }

@@ -41,7 +41,7 @@ func (f nodeFilter) matches(taints []corev1.Taint, reqs scheduling.Requirements,
 	if f.affinityPolicy == corev1.NodeInclusionPolicyHonor && !f.matchesRequirements(reqs, opts...) {
 		return false
 	}
-	if f.taintPolicy == corev1.NodeInclusionPolicyHonor && tolerates(taints, f.tolerations) != nil {
+	if f.taintPolicy == corev1.NodeInclusionPolicyHonor && !tolerated(taints, f.tolerations) {
 		return false
 	}
 	return true
@@ -96,13 +96,16 @@ func (f nodeFilter) identity() string {
 type domainGroup map[string][][]corev1.Taint
 
 func (g domainGroup) insert(domain string, taints ...corev1.Taint) {
-	if cur, ok := g[domain]; !ok || len(taints) == 0 {
-		g[domain] = [][]corev1.Taint{taints}
-		return
-	} else if len(cur[0]) == 0 {
+	cur, ok := g[domain]
+	if ok && len(cur[0]) == 0 {
+		// Already reachable without taints: nothing to add.
 		return
 	}
-	g[domain] = append(g[domain], taints)
+	if !ok || len(taints) == 0 {
+		g[domain] = [][]corev1.Taint{taints}
+		return
+	}
+	g[domain] = append(cur, taints)
 }
 
 // forEachDomain calls f for each domain the pod could use: every domain
@@ -114,7 +117,7 @@ func (g domainGroup) forEachDomain(pod *corev1.Pod, taintPolicy corev1.NodeInclu
 			continue
 		}
 		for _, taints := range taintSets {
-			if tolerates(taints, pod.Spec.Tolerations) == nil {
+			if tolerated(taints, pod.Spec.Tolerations) {
 				f(domain)
 				break
 			}

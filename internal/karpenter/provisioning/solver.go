@@ -94,6 +94,7 @@ type solver struct {
 	hostnameSeq   *int64
 	skippedByPool []SkippedNodePool
 	cache         *filterCache
+	limits        limitCache
 }
 
 // Solve places the input's pods: existing nodes first, then NodeClaims
@@ -103,7 +104,7 @@ type solver struct {
 func Solve(in *Input) (*Results, error) {
 	s := &solver{in: in, remaining: map[string]corev1.ResourceList{}, daemons: map[*nodePoolTemplate]corev1.ResourceList{},
 		daemonPorts: map[*nodePoolTemplate]*hostPortUsage{}, data: map[types.UID]*podData{}, hostnameSeq: in.HostnameSeq,
-		cache: newFilterCache()}
+		cache: newFilterCache(), limits: limitCache{}}
 	if s.hostnameSeq == nil {
 		var seq int64
 		s.hostnameSeq = &seq
@@ -211,7 +212,8 @@ func (s *solver) updatePodData(p *corev1.Pod) {
 	if scheduling.HasPreferredNodeAffinity(p) {
 		strict = scheduling.NewStrictPodRequirements(p)
 	}
-	s.data[p.UID] = &podData{requests: requestsForPods(p), requirements: reqs, strictRequirements: strict}
+	requests := requestsForPods(p)
+	s.data[p.UID] = &podData{requests: requests, vec: newRequestVec(requests), requirements: reqs, strictRequirements: strict}
 }
 
 func (s *solver) add(p *corev1.Pod) error {
@@ -228,7 +230,11 @@ func (s *solver) add(p *corev1.Pod) error {
 		}
 	}
 	sort.Slice(s.newClaims, func(a, b int) bool { return len(s.newClaims[a].pods) < len(s.newClaims[b].pods) })
+	guard := s.topology.hostGuardFor(p, data)
 	for _, n := range s.newClaims {
+		if guard.rejects(n) {
+			continue
+		}
 		// The errors of in-flight claims are not reported: skip the
 		// claims the pod cannot join before any work is worded.
 		if !n.quickCheck(p, data) {
@@ -247,7 +253,7 @@ func (s *solver) addToNewNodeClaim(p *corev1.Pod, data *podData) error {
 	for _, t := range s.templates {
 		its := t.instanceTypes
 		if remaining := s.remaining[t.Name]; remaining != nil {
-			its = filterByRemainingResources(its, remaining)
+			its = s.limits.withinLimits(t, remaining)
 			if len(its) == 0 {
 				errs = append(errs, withValues(fmt.Errorf("all available instance types exceed limits for nodepool"), "NodePool", t.Name))
 				continue

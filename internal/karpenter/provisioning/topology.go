@@ -25,19 +25,24 @@ type topology struct {
 	ignorePreferences bool
 	// groups and inverse are kept in creation order so that the first
 	// violated constraint reported is always the same one.
-	groups       []*topologyGroup
-	groupByID    map[string]*topologyGroup
-	inverse      []*topologyGroup
-	inverseByID  map[string]*topologyGroup
+	groups      []*topologyGroup
+	groupByID   map[string]*topologyGroup
+	inverse     []*topologyGroup
+	inverseByID map[string]*topologyGroup
+	// domainGroups are the pools' domains per topology key, built when a
+	// group first needs the key (see poolDomains).
 	domainGroups map[string]domainGroup
+	pools        []*NodePool
 	// excluded are the pods of this batch: they do not count where they
 	// currently are (nowhere, or on a node being deleted).
 	excluded sets.Set[types.UID]
+	idx      topoIndex
 }
 
 func newTopology(c *Cluster, pools []*NodePool, pods []*corev1.Pod, ignorePreferences bool) (*topology, error) {
 	t := &topology{cluster: c, ignorePreferences: ignorePreferences, groupByID: map[string]*topologyGroup{},
-		inverseByID: map[string]*topologyGroup{}, domainGroups: buildDomainGroups(pools), excluded: sets.New[types.UID]()}
+		inverseByID: map[string]*topologyGroup{}, domainGroups: map[string]domainGroup{}, pools: pools, excluded: sets.New[types.UID](),
+		idx: newTopoIndex()}
 	for _, p := range pods {
 		t.excluded.Insert(p.UID)
 	}
@@ -61,41 +66,6 @@ func newTopology(c *Cluster, pools []*NodePool, pods []*corev1.Pod, ignorePrefer
 	return t, nil
 }
 
-// buildDomainGroups collects, per topology key, every value a NodePool
-// can produce: its requirements and labels combined with each instance
-// type's, plus the In values of the pool itself.
-func buildDomainGroups(pools []*NodePool) map[string]domainGroup {
-	groups := map[string]domainGroup{}
-	insert := func(key, value string, taints []corev1.Taint) {
-		g, ok := groups[key]
-		if !ok {
-			g = domainGroup{}
-			groups[key] = g
-		}
-		g.insert(value, taints...)
-	}
-	for _, np := range pools {
-		for _, it := range np.InstanceTypes {
-			reqs := np.poolRequirements()
-			reqs.Add(it.Requirements.Values()...)
-			for _, key := range reqs.SortedKeys() {
-				for _, v := range reqs[key].Values() {
-					insert(key, v, np.Taints)
-				}
-			}
-		}
-		reqs := np.poolRequirements()
-		for _, key := range reqs.SortedKeys() {
-			if r := reqs[key]; r.Operator() == corev1.NodeSelectorOpIn {
-				for _, v := range r.Values() {
-					insert(key, v, np.Taints)
-				}
-			}
-		}
-	}
-	return groups
-}
-
 // topologyError is the pod's error when no domain satisfies a constraint.
 type topologyError struct {
 	group                   *topologyGroup
@@ -111,29 +81,31 @@ func (e topologyError) Error() string {
 // update (re)computes the groups a pod owns, after it was relaxed or
 // first seen.
 func (t *topology) update(p *corev1.Pod) error {
-	for _, g := range t.groups {
-		g.owners.Delete(p.UID)
-	}
+	t.dropOwner(p.UID)
 	if (t.ignorePreferences && hasRequiredPodAntiAffinity(p)) || (!t.ignorePreferences && hasPodAntiAffinity(p)) {
 		t.updateInverseAntiAffinity(p, nil)
 	}
+	var owned []*topologyGroup
 	for _, g := range append(t.newForTopologies(p), t.newForAffinities(p)...) {
 		if existing, ok := t.groupByID[g.id]; ok {
 			g = existing
 		} else {
+			g.addPoolDomains(p, t.poolDomains(g.key))
 			t.countDomains(g)
 			t.groupByID[g.id] = g
-			t.groups = append(t.groups, g)
+			t.addGroup(g)
 		}
 		g.owners.Insert(p.UID)
+		owned = append(owned, g)
 	}
+	t.setOwned(p.UID, owned)
 	return nil
 }
 
 // record counts a pod placed on a node with these requirements.
 func (t *topology) record(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) {
-	for _, g := range t.groups {
-		if !g.counts(p, taints, reqs, opts...) {
+	for _, g := range t.selecting(p) {
+		if !g.nodeFilter.matches(taints, reqs, opts...) {
 			continue
 		}
 		domains := reqs.Get(g.key)
@@ -153,7 +125,7 @@ func (t *topology) record(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.
 // addRequirements returns the node requirements narrowed by every
 // constraint that applies to the pod there, or the first that cannot be met.
 func (t *topology) addRequirements(p *corev1.Pod, taints []corev1.Taint, podReqs, nodeReqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) (scheduling.Requirements, error) {
-	reqs := scheduling.NewRequirements(nodeReqs.Values()...)
+	reqs := copyRequirements(nodeReqs)
 	for _, g := range t.matching(p, taints, nodeReqs, opts...) {
 		podDomains := scheduling.NewRequirement(g.key, corev1.NodeSelectorOpExists)
 		if podReqs.Has(g.key) {
@@ -174,12 +146,16 @@ func (t *topology) addRequirements(p *corev1.Pod, taints []corev1.Taint, podReqs
 
 // register makes a new domain (a new NodeClaim's hostname) known.
 func (t *topology) register(key, domain string) {
-	for _, g := range t.groups {
+	groups, inverse := t.groups, t.inverse
+	if key == corev1.LabelHostname {
+		groups, inverse = t.idx.hostGroups, t.idx.hostInverse
+	}
+	for _, g := range groups {
 		if g.key == key {
 			g.register(domain)
 		}
 	}
-	for _, g := range t.inverse {
+	for _, g := range inverse {
 		if g.key == key {
 			g.register(domain)
 		}
@@ -187,14 +163,9 @@ func (t *topology) register(key, domain string) {
 }
 
 func (t *topology) matching(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) []*topologyGroup {
-	var out []*topologyGroup
-	for _, g := range t.groups {
-		if g.owners.Has(p.UID) {
-			out = append(out, g)
-		}
-	}
-	for _, g := range t.inverse {
-		if g.counts(p, taints, reqs, opts...) {
+	out := append([]*topologyGroup(nil), t.ownedBy(p.UID)...)
+	for _, g := range t.selectingInverse(p) {
+		if g.nodeFilter.matches(taints, reqs, opts...) {
 			out = append(out, g)
 		}
 	}
@@ -206,12 +177,13 @@ func (t *topology) matching(p *corev1.Pod, taints []corev1.Taint, reqs schedulin
 func (t *topology) updateInverseAntiAffinity(p *corev1.Pod, nodeLabels map[string]string) {
 	for _, term := range p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
 		ns := t.namespaces(p.Namespace, term.Namespaces, term.NamespaceSelector)
-		g := newTopologyGroup(topologyPodAntiAffinity, term.TopologyKey, p, ns, term.LabelSelector, math.MaxInt32, nil, nil, nil, t.domainGroups[term.TopologyKey])
+		g := newTopologyGroup(topologyPodAntiAffinity, term.TopologyKey, p, ns, term.LabelSelector, math.MaxInt32, nil, nil, nil)
 		if existing, ok := t.inverseByID[g.id]; ok {
 			g = existing
 		} else {
+			g.addPoolDomains(p, t.poolDomains(g.key))
 			t.inverseByID[g.id] = g
-			t.inverse = append(t.inverse, g)
+			t.addInverse(g)
 		}
 		if domain, ok := nodeLabels[g.key]; ok {
 			g.record(domain)
@@ -273,7 +245,7 @@ func (t *topology) newForTopologies(p *corev1.Pod) []*topologyGroup {
 			}
 		}
 		out = append(out, newTopologyGroup(topologySpread, tsc.TopologyKey, p, sets.New(p.Namespace), selector,
-			tsc.MaxSkew, tsc.MinDomains, tsc.NodeTaintsPolicy, tsc.NodeAffinityPolicy, t.domainGroups[tsc.TopologyKey]))
+			tsc.MaxSkew, tsc.MinDomains, tsc.NodeTaintsPolicy, tsc.NodeAffinityPolicy))
 	}
 	return out
 }
@@ -290,7 +262,7 @@ func (t *topology) newForAffinities(p *corev1.Pod) []*topologyGroup {
 	add := func(typ topologyType, terms []corev1.PodAffinityTerm) {
 		for _, term := range terms {
 			ns := t.namespaces(p.Namespace, term.Namespaces, term.NamespaceSelector)
-			out = append(out, newTopologyGroup(typ, term.TopologyKey, p, ns, term.LabelSelector, math.MaxInt32, nil, nil, nil, t.domainGroups[term.TopologyKey]))
+			out = append(out, newTopologyGroup(typ, term.TopologyKey, p, ns, term.LabelSelector, math.MaxInt32, nil, nil, nil))
 		}
 	}
 	weighted := func(terms []corev1.WeightedPodAffinityTerm) []corev1.PodAffinityTerm {

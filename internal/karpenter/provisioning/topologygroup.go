@@ -57,10 +57,12 @@ type topologyGroup struct {
 	emptyDomains sets.Set[string]
 	// id is the group's identity (Karpenter hashes the same fields).
 	id string
+	// order is the group's place in its topology list (creation order).
+	order int
 }
 
 func newTopologyGroup(typ topologyType, key string, pod *corev1.Pod, namespaces sets.Set[string], selector *metav1.LabelSelector,
-	maxSkew int32, minDomains *int32, taintPolicy, affinityPolicy *corev1.NodeInclusionPolicy, domains domainGroup) *topologyGroup {
+	maxSkew int32, minDomains *int32, taintPolicy, affinityPolicy *corev1.NodeInclusionPolicy) *topologyGroup {
 	var filter nodeFilter
 	if typ == topologySpread {
 		taints := corev1.NodeInclusionPolicyIgnore
@@ -80,12 +82,19 @@ func newTopologyGroup(typ topologyType, key string, pod *corev1.Pod, namespaces 
 	tg := &topologyGroup{key: key, typ: typ, maxSkew: maxSkew, minDomains: minDomains, namespaces: namespaces,
 		selector: sel, rawSelector: selector, nodeFilter: filter, owners: sets.New[types.UID](),
 		domains: map[string]int32{}, emptyDomains: sets.New[string]()}
-	domains.forEachDomain(pod, filter.taintPolicy, func(domain string) {
-		tg.domains[domain] = 0
-		tg.emptyDomains.Insert(domain)
-	})
 	tg.id = tg.identity()
 	return tg
+}
+
+// addPoolDomains registers the domains the pools can create for the
+// group's first owner. It runs only for a group not seen before: a pod
+// whose group already exists shares it as it stands, so the domain walk
+// (every instance type's value for keys like instance-type) is skipped.
+func (t *topologyGroup) addPoolDomains(pod *corev1.Pod, domains domainGroup) {
+	domains.forEachDomain(pod, t.nodeFilter.taintPolicy, func(domain string) {
+		t.domains[domain] = 0
+		t.emptyDomains.Insert(domain)
+	})
 }
 
 // identity canonicalises what Karpenter hashes (slices compared as sets).
