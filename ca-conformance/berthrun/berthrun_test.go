@@ -1,17 +1,34 @@
 package berthrun
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/berth-sim/berth/ca-conformance/scenario"
+	"github.com/berth-sim/berth/ca-conformance/cases"
 )
 
-// The stub must say it is a stub, so a comparison that reaches it fails
-// loudly instead of comparing against an empty result.
-func TestStubSaysNotWired(t *testing.T) {
-	res, err := Default.Run(&scenario.Scenario{})
-	if !errors.Is(err, ErrNotWired) || res != nil {
-		t.Fatalf("Run = %v, %v; want nil, ErrNotWired", res, err)
+// Every transcribed case runs through berth without an error and yields a
+// result naming only the case's pods (agreement itself is diff's test).
+func TestRunsEveryCase(t *testing.T) {
+	all, err := cases.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range all {
+		res, err := Run(&c.Scenario)
+		if err != nil {
+			t.Errorf("%s: %v", c.Scenario.Name, err)
+			continue
+		}
+		if res.ScaleUp == nil || res.Triggered == nil {
+			t.Errorf("%s: lists must be non-nil (asserted empty), got %+v", c.Scenario.Name, res)
+		}
+	}
+}
+
+func TestPriorities(t *testing.T) {
+	got := Priorities(map[int][]string{10: {`.t2\.large.*`}, 5: {".*"}})
+	want := "5:\n  - \".*\"\n10:\n  - \".t2\\\\.large.*\"\n"
+	if got != want {
+		t.Fatalf("Priorities = %q, want %q", got, want)
 	}
 }

@@ -24,12 +24,16 @@ func (p *planner) balance(chosen *Option, options []Option, l *limits) []Increas
 	g := p.group(chosen.Group)
 	groups := []*Group{g}
 	if p.in.Options.BalanceSimilarNodeGroups {
-		for _, o := range options {
-			if o.Group == chosen.Group {
+		// Similar groups that accept exactly the pod groups the chosen one
+		// accepts (upstream's ComputeSimilarNodeGroups); groups skipped
+		// before simulation (at max size, in backoff, over a limit) have no
+		// entry and never join.
+		for gi := range p.in.Groups {
+			other := &p.in.Groups[gi]
+			if other.Name == chosen.Group || p.fits[other.Name] == nil {
 				continue
 			}
-			other := p.group(o.Group)
-			if p.similar(g, other) && len(o.Pods) >= len(chosen.Pods) {
+			if p.similar(g, other) && sameEquivalences(p.fits[g.Name], p.fits[other.Name]) {
 				groups = append(groups, other)
 			}
 		}
@@ -163,4 +167,21 @@ func podsRequest(pods []*corev1.Pod, name corev1.ResourceName) float64 {
 		sum += float64(q.MilliValue())
 	}
 	return sum
+}
+
+// sameEquivalences tells whether two groups accept the same pod groups.
+func sameEquivalences(a, b []*equivalence) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := make(map[*equivalence]bool, len(a))
+	for _, e := range a {
+		in[e] = true
+	}
+	for _, e := range b {
+		if !in[e] {
+			return false
+		}
+	}
+	return true
 }

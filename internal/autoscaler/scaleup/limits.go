@@ -10,6 +10,7 @@ import (
 // --memory-total, counted over every node plus the upcoming ones.
 type limits struct {
 	opts        config.Options
+	maxMemory   int64
 	nodes       int
 	cores       int64
 	memoryBytes int64
@@ -18,7 +19,10 @@ type limits struct {
 const gib = int64(1) << 30
 
 func newLimits(in Input) *limits {
-	l := &limits{opts: in.Options}
+	l := &limits{opts: in.Options, maxMemory: in.Options.MemoryMaxGiB * gib}
+	if in.MemoryMaxBytes > 0 {
+		l.maxMemory = in.MemoryMaxBytes
+	}
 	nodes := in.Nodes
 	if in.State != nil {
 		nodes = nil
@@ -56,7 +60,7 @@ func (l *limits) exceeded(g *Group) string {
 	if l.cores+cpu > l.opts.CoresMax {
 		over = append(over, "cpu")
 	}
-	if l.memoryBytes+mem > l.opts.MemoryMaxGiB*gib {
+	if l.memoryBytes+mem > l.maxMemory {
 		over = append(over, "memory")
 	}
 	if len(over) == 0 {
@@ -65,8 +69,11 @@ func (l *limits) exceeded(g *Group) string {
 	return reasonResourceLimit(over...)
 }
 
-// nodesFor is how many nodes g may add: its max size, the per-scale-up
-// cap, the cluster's node and resource caps.
+// nodesFor is how many nodes the binpacking estimator may open for g:
+// production cluster-autoscaler limits it by --max-nodes-per-scale-up, the
+// group's room to its max size and the cluster's room to
+// --max-nodes-total, not by --cores-total or --memory-total, which cap the
+// chosen option afterwards (capped) (docs/cluster-autoscaler.md#scale-up).
 func (l *limits) nodesFor(g *Group, o config.Options) int {
 	n := g.MaxSize - g.Target
 	if o.MaxNodesPerScaleUp < n {
@@ -75,14 +82,29 @@ func (l *limits) nodesFor(g *Group, o config.Options) int {
 	if o.MaxNodesTotal > 0 && o.MaxNodesTotal-l.nodes < n {
 		n = o.MaxNodesTotal - l.nodes
 	}
+	if n < 0 {
+		n = 0
+	}
+	return n
+}
+
+// capped is how many of the chosen option's nodes are added: the option's
+// count cut to the cluster's room under --max-nodes-total, then to what
+// --cores-total and --memory-total leave. The option keeps its pods: they
+// all get TriggeredScaleUp even when fewer nodes come.
+func (l *limits) capped(g *Group, count int) int {
+	n := count
+	if o := l.opts; o.MaxNodesTotal > 0 && o.MaxNodesTotal-l.nodes < n {
+		n = o.MaxNodesTotal - l.nodes
+	}
 	cpu, mem := templateCapacity(g.Template)
 	if cpu > 0 {
-		if left := int((o.CoresMax - l.cores) / cpu); left < n {
+		if left := int((l.opts.CoresMax - l.cores) / cpu); left < n {
 			n = left
 		}
 	}
 	if mem > 0 {
-		if left := int((o.MemoryMaxGiB*gib - l.memoryBytes) / mem); left < n {
+		if left := int((l.maxMemory - l.memoryBytes) / mem); left < n {
 			n = left
 		}
 	}

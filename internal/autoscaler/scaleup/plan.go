@@ -51,6 +51,9 @@ type Input struct {
 	Seed int64
 	// KubernetesVersion selects the scheduler's behaviour ("" = berth's default).
 	KubernetesVersion string
+	// MemoryMaxBytes, when non-zero, replaces Options.MemoryMaxGiB: the
+	// differential harness sets limits below a GiB, as upstream's tests do.
+	MemoryMaxBytes int64
 }
 
 // Increase is one group's new target, printed as cluster-autoscaler's
@@ -128,6 +131,9 @@ type planner struct {
 	// reasons[pod key][group] are the group's reasons for the pod.
 	rejected map[string]map[string][]string
 	skipped  map[string][]string
+	// fits[group] are the equivalence groups the group's template accepts
+	// (cluster-autoscaler's schedulable pod groups), in pending order.
+	fits map[string][]*equivalence
 }
 
 // equivalence is pods of one owner with the same spec: cluster-autoscaler
@@ -181,7 +187,9 @@ func (p *planner) run() (*Result, error) {
 		return nil, err
 	}
 	p.res.Chosen = best
-	p.res.Increases = p.balance(best, options, limits)
+	capped := *best
+	capped.NodeCount = limits.capped(p.group(best.Group), best.NodeCount)
+	p.res.Increases = p.balance(&capped, options, limits)
 	p.res.Triggered = best.Pods
 	return &p.res, nil
 }
@@ -334,6 +342,10 @@ func (p *planner) option(g *Group, groups []*equivalence, l *limits) (*Option, e
 	if len(fitting) == 0 {
 		return nil, nil
 	}
+	if p.fits == nil {
+		p.fits = map[string][]*equivalence{}
+	}
+	p.fits[g.Name] = fitting
 	limit := l.nodesFor(g, p.in.Options)
 	count, pods, err := p.estimate(g, fitting, limit)
 	if err != nil {
