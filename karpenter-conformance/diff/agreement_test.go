@@ -24,9 +24,6 @@ var (
 // Causes of the known disagreements (one regression file per class in
 // ../regressions).
 const (
-	// Undetermined: regressions/open/seed-283-existing-nodes-daemonset.yaml. Needs
-	// existing nodes and a DaemonSet (either alone agrees); deterministic upstream.
-	causeExistingDaemon = "undetermined: hostname anti-affinity pods on existing pool nodes with a DaemonSet; upstream fits a 1-CPU pod where berth fits a 1.5-CPU one"
 	// Undetermined: regressions/open/seed-133-hostname-spread-volume-zones.yaml.
 	// Hostname spread of pods whose bound volumes inject different zones: one
 	// topology group for all (as upstream hashes them), yet a different packing.
@@ -39,7 +36,6 @@ const (
 // known are the seeds (1..300 checked) where berth is not among upstream's sampled
 // outcomes, with the cause. TestAgreement logs them and fails only on new ones.
 var known = map[uint64]string{
-	283: causeExistingDaemon,
 	133: causeMergedSpread,
 	289: causeMergedSpread,
 	// Agreed in 2-3 of 30 upstream runs: a 3+30-run sample misses them too often.
