@@ -24,10 +24,6 @@ var (
 // Causes of the known disagreements (one regression file per class in
 // ../regressions).
 const (
-	// Undetermined: regressions/open/seed-133-hostname-spread-volume-zones.yaml.
-	// Hostname spread of pods whose bound volumes inject different zones: one
-	// topology group for all (as upstream hashes them), yet a different packing.
-	causeMergedSpread = "undetermined: hostname spread over pods with volume-injected zones (one merged group); berth packs differently"
 	// Not a difference: berth's result is one upstream produces, but rarely
 	// enough that kmore runs may miss it.
 	causeSampling = "sampling: berth's outcome is upstream-possible but rare among many tie outcomes"
@@ -36,8 +32,6 @@ const (
 // known are the seeds (1..300 checked) where berth is not among upstream's sampled
 // outcomes, with the cause. TestAgreement logs them and fails only on new ones.
 var known = map[uint64]string{
-	133: causeMergedSpread,
-	289: causeMergedSpread,
 	// Agreed in 2-3 of 30 upstream runs: a 3+30-run sample misses them too often.
 	10: causeSampling,
 	65: causeSampling,
