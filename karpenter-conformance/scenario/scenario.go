@@ -47,6 +47,10 @@ type Scenario struct {
 	StorageClasses         []*storagev1.StorageClass       `json:"storageClasses,omitempty"`
 	PersistentVolumes      []*corev1.PersistentVolume      `json:"persistentVolumes,omitempty"`
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
+	// CSINodes give existing nodes attach limits per CSI driver
+	// (spec.drivers[].allocatable.count), which Karpenter checks before
+	// placing a pod with volumes on an existing node.
+	CSINodes []*storagev1.CSINode `json:"csiNodes,omitempty"`
 
 	// Pods are pending (unbound, marked Unschedulable by kube-scheduler). Their
 	// order is creation order: a runner stamps creationTimestamp base+i seconds

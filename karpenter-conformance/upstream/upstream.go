@@ -270,6 +270,13 @@ func NewEnv(ctx context.Context, sc *scenario.Scenario) (*Env, error) {
 			return nil, err
 		}
 	}
+	// Before the nodes: cluster state reads a node's CSINode (its attach
+	// limits) when it first learns the node.
+	for _, o := range sc.CSINodes {
+		if err := create(o.DeepCopy()); err != nil {
+			return nil, err
+		}
+	}
 	for _, np := range sc.NodePools {
 		np = np.DeepCopy()
 		np.UID = uid("nodepool", np.Name)

@@ -32,6 +32,9 @@ type Input struct {
 	DaemonSetPods []*corev1.Pod
 	// Pods are the pods to place; each needs a unique UID.
 	Pods []*corev1.Pod
+	// PodVolumes are the claims of the pods to place, by UID, for the
+	// existing nodes' attach limits.
+	PodVolumes map[types.UID]Volumes
 	// IgnorePreferences is --preference-policy=Ignore; MinValuesBestEffort
 	// is --min-values-policy=BestEffort.
 	IgnorePreferences   bool
@@ -227,7 +230,7 @@ func (s *solver) updatePodData(p *corev1.Pod) {
 	if scheduling.HasPreferredNodeAffinity(p) {
 		strict = scheduling.NewStrictPodRequirements(p)
 	}
-	s.data[p.UID] = &podData{requests: requestsForPods(p), requirements: reqs, strictRequirements: strict}
+	s.data[p.UID] = &podData{requests: requestsForPods(p), requirements: reqs, strictRequirements: strict, volumes: s.in.PodVolumes[p.UID]}
 }
 
 func (s *solver) add(p *corev1.Pod) error {

@@ -169,6 +169,11 @@ func NewEnv(sc *Scenario) (*Env, error) {
 		stamp(c, "pvc", c.Namespace, c.Name)
 		s.PersistentVolumeClaims[cluster.Key(c.Namespace, c.Name)] = c
 	}
+	for _, o := range sc.CSINodes {
+		c := o.DeepCopy()
+		stamp(c, "csinode", c.Name)
+		s.CSINodes[c.Name] = c
+	}
 	classes := map[string]bool{}
 	for _, np := range sc.NodePools {
 		c, err := nodePool(np)
