@@ -35,10 +35,21 @@ type Features struct {
 	HostnameAntiAffinity, PreferredAntiAffinity               float64
 	ZoneAffinity                                              float64
 	Volumes                                                   float64
+	// The kinds below are drawn from their own random streams after
+	// everything else, so the draws above (and the scenarios of generator
+	// versions before them, where none applies) are unchanged.
+	//
 	// VolumeLimits is per existing node: a CSINode with a small EBS attach
-	// limit, and bound claims on some of its pods. Drawn from a second
-	// stream after everything else, so scenarios without it are unchanged.
+	// limit, and bound claims on some of its pods.
 	VolumeLimits float64
+	// NotInitialized and InFlight are per managed node: registered but not
+	// initialized (with the not-ready taint Karpenter ignores until then),
+	// or a launched NodeClaim whose node has not registered.
+	NotInitialized, InFlight float64
+	// HostPorts and GPUs are per group (a host port shared by the group, one
+	// nvidia.com/gpu per pod); DaemonSetHostPorts per DaemonSet; MinValues
+	// per NodePool (minValues 2-5 on instance family or type).
+	HostPorts, GPUs, DaemonSetHostPorts, MinValues float64
 }
 
 // SmallFeatures puts every kind in play.
@@ -47,6 +58,8 @@ var SmallFeatures = Features{
 	Tolerations: 0.4, ZoneSpread: 0.25, HostnameSpread: 0.15,
 	HostnameAntiAffinity: 0.15, PreferredAntiAffinity: 0.1, ZoneAffinity: 0.1,
 	Volumes: 0.15, VolumeLimits: 0.4,
+	NotInitialized: 0.15, InFlight: 0.15,
+	HostPorts: 0.1, GPUs: 0.05, DaemonSetHostPorts: 0.2, MinValues: 0.2,
 }
 
 type gen struct {
@@ -101,6 +114,7 @@ func SmallWith(name string, seed uint64, f Features) *scenario.Scenario {
 		g.daemonSet(i)
 	}
 	g.pods(5 + g.r.IntN(46))
+	g.extras(seed)
 	g.volumeLimits(seed)
 	return g.sc
 }
@@ -436,7 +450,7 @@ func (g *gen) volumeLimits(seed uint64) {
 	}
 	r := rand.New(rand.NewPCG(seed, 0x6562736c696d))
 	for _, n := range g.sc.Nodes {
-		if r.Float64() >= g.f.VolumeLimits {
+		if n.State == scenario.NodeInFlight || r.Float64() >= g.f.VolumeLimits {
 			continue
 		}
 		count := int32(1 + r.IntN(4))

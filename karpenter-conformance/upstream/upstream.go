@@ -308,9 +308,25 @@ func NewEnv(ctx context.Context, sc *scenario.Scenario) (*Env, error) {
 			if node.Labels == nil {
 				node.Labels = map[string]string{}
 			}
+			if n.State == scenario.NodeInFlight {
+				// Launched, no Node yet: only the NodeClaim, without the
+				// hostname label; no pods can be bound.
+				nc = nodeClaimFor(node, karpv1.ConditionTypeLaunched)
+				delete(nc.Labels, corev1.LabelHostname)
+				nc.Status.NodeName = ""
+				if err := create(nc); err != nil {
+					return nil, err
+				}
+				cluster.UpdateNodeClaim(nc)
+				continue
+			}
 			node.Labels[karpv1.NodeRegisteredLabelKey] = "true"
-			node.Labels[karpv1.NodeInitializedLabelKey] = "true"
-			nc = nodeClaimFor(node)
+			conditions := []string{karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered}
+			if n.State != scenario.NodeNotInitialized {
+				node.Labels[karpv1.NodeInitializedLabelKey] = "true"
+				conditions = append(conditions, karpv1.ConditionTypeInitialized)
+			}
+			nc = nodeClaimFor(node, conditions...)
 			if err := create(nc); err != nil {
 				return nil, err
 			}
@@ -404,9 +420,9 @@ func newClient() client.Client {
 		Build()
 }
 
-// nodeClaimFor is the launched, registered and initialized NodeClaim behind a
+// nodeClaimFor is the NodeClaim (with the given true conditions) behind a
 // managed node.
-func nodeClaimFor(node *corev1.Node) *karpv1.NodeClaim {
+func nodeClaimFor(node *corev1.Node, conditions ...string) *karpv1.NodeClaim {
 	nc := &karpv1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   node.Name,
@@ -423,7 +439,7 @@ func nodeClaimFor(node *corev1.Node) *karpv1.NodeClaim {
 			Allocatable: node.Status.Allocatable.DeepCopy(),
 		},
 	}
-	for _, t := range []string{karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered, karpv1.ConditionTypeInitialized} {
+	for _, t := range conditions {
 		nc.StatusConditions().SetTrue(t)
 	}
 	return nc

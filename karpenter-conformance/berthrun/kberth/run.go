@@ -221,13 +221,26 @@ func NewEnv(sc *Scenario) (*Env, error) {
 			node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
 		}
 		if n.Managed {
-			// As upstream/: registered and initialized, with a NodeClaim
-			// carrying the node's labels and resources.
+			// As upstream/: registered and initialized (unless the state
+			// says otherwise), with a NodeClaim carrying the node's labels
+			// and resources.
 			if node.Labels == nil {
 				node.Labels = map[string]string{}
 			}
+			if n.State == "inFlight" {
+				// Launched, no Node yet: only the NodeClaim, without the
+				// hostname label; no pods can be bound.
+				nc := nodeClaimFor(node)
+				delete(nc.Labels, corev1.LabelHostname)
+				nc.Status.NodeName = ""
+				stamp(nc, "nodeclaim", node.Name)
+				s.NodeClaims[nc.Name] = nc
+				continue
+			}
 			node.Labels[provisioner.LabelRegistered] = "true"
-			node.Labels[provisioner.LabelInitialized] = "true"
+			if n.State != "notInitialized" {
+				node.Labels[provisioner.LabelInitialized] = "true"
+			}
 			nc := nodeClaimFor(node)
 			stamp(nc, "nodeclaim", node.Name)
 			s.NodeClaims[nc.Name] = nc

@@ -38,6 +38,7 @@ type Scenario struct {
 type Node struct {
 	Node    *corev1.Node  `json:"node"`
 	Managed bool          `json:"managed,omitempty"`
+	State   string        `json:"state,omitempty"`
 	Pods    []*corev1.Pod `json:"pods,omitempty"`
 }
 
