@@ -67,7 +67,12 @@ func TestAgreement(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for seed := range seeds {
-				results[seed-first] = checkSeed(seed)
+				r := checkSeed(seed)
+				results[seed-first] = r
+				if r.err == nil && !r.verdict.Agree {
+					// Streamed under -v while the run goes on.
+					t.Logf("seed %d: disagrees over %d runs", seed, r.runs)
+				}
 			}
 		}()
 	}

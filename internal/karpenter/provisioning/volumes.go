@@ -35,12 +35,16 @@ func (v Volumes) union(o Volumes) Volumes {
 var errVolumeLimit = errors.New("would exceed volume limit")
 
 // exceedsVolumeLimits tells whether the node's claims and the pod's together
-// pass a driver's limit; claims shared between pods count once.
+// pass a driver's limit; claims shared between pods count once. A node
+// already past a limit takes no pod, even one without volumes.
 func exceedsVolumeLimits(used, pod Volumes, limits map[string]int) error {
-	if len(pod) == 0 || len(limits) == 0 {
+	if len(limits) == 0 {
 		return nil
 	}
-	all := used.union(pod)
+	all := used
+	if len(pod) > 0 {
+		all = used.union(pod)
+	}
 	for _, driver := range sortedVolumeDrivers(all) {
 		if limit, ok := limits[driver]; ok && len(all[driver]) > limit {
 			return withValues(errVolumeLimit, "provisioner", driver, "volume-count", strconv.Itoa(len(all[driver])), "volume-limit", strconv.Itoa(limit))

@@ -31,6 +31,8 @@ func TestExceedsVolumeLimits(t *testing.T) {
 		{"shared claim counts once", vols(ebs, "a", "b"), vols(ebs, "b"), map[string]int{ebs: 2}, "<nil>"},
 		{"other driver unlimited", vols(ebs, "a"), vols("efs.csi.aws.com", "b", "c"), map[string]int{ebs: 1}, "<nil>"},
 		{"no limits", vols(ebs, "a", "b"), vols(ebs, "c"), nil, "<nil>"},
+		{"node already past its limit: no pod at all", vols(ebs, "a", "b"), nil, map[string]int{ebs: 1},
+			"would exceed volume limit (provisioner=ebs.csi.aws.com, volume-count=2, volume-limit=1)"},
 		{"zero limit", nil, vols(ebs, "a"), map[string]int{ebs: 0},
 			"would exceed volume limit (provisioner=ebs.csi.aws.com, volume-count=1, volume-limit=0)"},
 	} {
