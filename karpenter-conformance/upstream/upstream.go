@@ -192,7 +192,7 @@ func (e *Env) accountDropped(sc *scenario.Scenario, out *scenario.Result) {
 		if seen[key] {
 			continue
 		}
-		msg := "dropped before Solve: volume topology requirements could not be injected"
+		msg := noDecision
 		live := &corev1.Pod{}
 		if err := e.Client.Get(e.Ctx, client.ObjectKeyFromObject(p), live); err == nil {
 			if verr := e.Provisioner.Validate(e.Ctx, live); verr != nil {
@@ -542,3 +542,10 @@ func launch(its []*cloudprovider.InstanceType, reqs scheduling.Requirements) sce
 	}
 	return best
 }
+
+// noDecision labels a pod absent from Solve's results that validation does
+// not explain: left out before Solve (e.g. volume topology that could not be
+// injected) or passed over by it (Solve with no pool left after the
+// instance-type filter reports neither a placement nor an error).
+// Both runners use the same words.
+const noDecision = "no decision: not in Solve's results"

@@ -113,7 +113,7 @@ func (e *Env) accountDropped(sc *Scenario, round *provisioner.Round, out *Result
 		if seen[key] {
 			continue
 		}
-		msg := "dropped before Solve"
+		msg := noDecision
 		if live := e.State.Pods[key]; live != nil {
 			if err := provisioner.Validate(e.State, live); err != nil {
 				msg = "ignoring pod, " + err.Error()
@@ -434,3 +434,10 @@ func launch(its instancetype.InstanceTypes, reqs scheduling.Requirements) Offeri
 	}
 	return best
 }
+
+// noDecision labels a pod absent from Solve's results that validation does
+// not explain: left out before Solve (e.g. volume topology that could not be
+// injected) or passed over by it (Solve with no pool left after the
+// instance-type filter reports neither a placement nor an error).
+// Both runners use the same words.
+const noDecision = "no decision: not in Solve's results"
