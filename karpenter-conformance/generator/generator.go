@@ -35,6 +35,21 @@ type Features struct {
 	HostnameAntiAffinity, PreferredAntiAffinity               float64
 	ZoneAffinity                                              float64
 	Volumes                                                   float64
+	// The kinds below are drawn from their own random streams after
+	// everything else, so the draws above (and the scenarios of generator
+	// versions before them, where none applies) are unchanged.
+	//
+	// VolumeLimits is per existing node: a CSINode with a small EBS attach
+	// limit, and bound claims on some of its pods.
+	VolumeLimits float64
+	// NotInitialized and InFlight are per managed node: registered but not
+	// initialized (with the not-ready taint Karpenter ignores until then),
+	// or a launched NodeClaim whose node has not registered.
+	NotInitialized, InFlight float64
+	// HostPorts and GPUs are per group (a host port shared by the group, one
+	// nvidia.com/gpu per pod); DaemonSetHostPorts per DaemonSet; MinValues
+	// per NodePool (minValues 2-5 on instance family or type).
+	HostPorts, GPUs, DaemonSetHostPorts, MinValues float64
 }
 
 // SmallFeatures puts every kind in play.
@@ -42,7 +57,9 @@ var SmallFeatures = Features{
 	NodeSelector: 0.25, RequiredNodeAffinity: 0.2, PreferredNodeAffinity: 0.2,
 	Tolerations: 0.4, ZoneSpread: 0.25, HostnameSpread: 0.15,
 	HostnameAntiAffinity: 0.15, PreferredAntiAffinity: 0.1, ZoneAffinity: 0.1,
-	Volumes: 0.15,
+	Volumes: 0.15, VolumeLimits: 0.4,
+	NotInitialized: 0.15, InFlight: 0.15,
+	HostPorts: 0.1, GPUs: 0.05, DaemonSetHostPorts: 0.2, MinValues: 0.2,
 }
 
 type gen struct {
@@ -97,6 +114,8 @@ func SmallWith(name string, seed uint64, f Features) *scenario.Scenario {
 		g.daemonSet(i)
 	}
 	g.pods(5 + g.r.IntN(46))
+	g.extras(seed)
+	g.volumeLimits(seed)
 	return g.sc
 }
 
@@ -420,6 +439,77 @@ func (g *gen) whenUnsatisfiable() corev1.UnsatisfiableConstraintAction {
 		return corev1.ScheduleAnyway
 	}
 	return corev1.DoNotSchedule
+}
+
+// volumeLimits gives some existing nodes a CSINode with an EBS attach
+// limit of 1-4 and bound claims (volumes in the node's zone) on some of
+// their pods, from its own random stream.
+func (g *gen) volumeLimits(seed uint64) {
+	if g.f.VolumeLimits == 0 {
+		return
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6562736c696d))
+	for _, n := range g.sc.Nodes {
+		if n.State == scenario.NodeInFlight || r.Float64() >= g.f.VolumeLimits {
+			continue
+		}
+		count := int32(1 + r.IntN(4))
+		g.sc.CSINodes = append(g.sc.CSINodes, &storagev1.CSINode{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "CSINode"},
+			ObjectMeta: metav1.ObjectMeta{Name: n.Node.Name},
+			Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{
+				Name: "ebs.csi.aws.com", NodeID: fmt.Sprintf("i-%016x", r.Uint64()),
+				TopologyKeys: []string{corev1.LabelTopologyZone},
+				Allocatable:  &storagev1.VolumeNodeResources{Count: &count},
+			}}},
+		})
+		zone := n.Node.Labels[corev1.LabelTopologyZone]
+		for _, p := range n.Pods {
+			if r.IntN(2) == 0 {
+				continue
+			}
+			claim, pv := g.claim(p, fmt.Sprintf("vol-%016x", r.Uint64()), zone)
+			g.sc.PersistentVolumes = append(g.sc.PersistentVolumes, pv)
+			g.sc.PersistentVolumeClaims = append(g.sc.PersistentVolumeClaims, claim)
+			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim.Name},
+			}})
+		}
+	}
+}
+
+// claim is p's claim bound to a zonal EBS volume.
+func (g *gen) claim(p *corev1.Pod, handle, zone string) (*corev1.PersistentVolumeClaim, *corev1.PersistentVolume) {
+	class := g.sc.StorageClasses[0].Name
+	claim := &corev1.PersistentVolumeClaim{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
+		ObjectMeta: metav1.ObjectMeta{Name: "data-" + p.Name, Namespace: p.Namespace},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			StorageClassName: &class,
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
+			VolumeName:       "pv-" + p.Name,
+		},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound},
+	}
+	pv := &corev1.PersistentVolume{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolume"},
+		ObjectMeta: metav1.ObjectMeta{Name: "pv-" + p.Name},
+		Spec: corev1.PersistentVolumeSpec{
+			StorageClassName: class,
+			Capacity:         corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			ClaimRef:         &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: claim.Namespace, Name: claim.Name},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
+				Driver: "ebs.csi.aws.com", VolumeHandle: handle,
+			}},
+			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}},
+			}}}},
+		},
+		Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound},
+	}
+	return claim, pv
 }
 
 // volume gives p a claim: usually an unbound WaitForFirstConsumer claim,

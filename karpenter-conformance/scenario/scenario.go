@@ -47,12 +47,22 @@ type Scenario struct {
 	StorageClasses         []*storagev1.StorageClass       `json:"storageClasses,omitempty"`
 	PersistentVolumes      []*corev1.PersistentVolume      `json:"persistentVolumes,omitempty"`
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
+	// CSINodes give existing nodes attach limits per CSI driver
+	// (spec.drivers[].allocatable.count), which Karpenter checks before
+	// placing a pod with volumes on an existing node.
+	CSINodes []*storagev1.CSINode `json:"csiNodes,omitempty"`
 
 	// Pods are pending (unbound, marked Unschedulable by kube-scheduler). Their
 	// order is creation order: a runner stamps creationTimestamp base+i seconds
 	// when unset, which is Karpenter's queue tie-break after CPU and memory.
 	Pods []*corev1.Pod `json:"pods"`
 }
+
+// Launch states of a managed Node (Node.State).
+const (
+	NodeNotInitialized = "notInitialized"
+	NodeInFlight       = "inFlight"
+)
 
 // Node is an existing node and the pods already bound to it.
 type Node struct {
@@ -61,6 +71,12 @@ type Node struct {
 	// runners give them a NodeClaim, registered and initialized, with the
 	// node's capacity. Unmanaged nodes have no NodeClaim.
 	Managed bool `json:"managed,omitempty"`
+	// State of a managed node's launch: "" is registered and initialized;
+	// NodeNotInitialized is registered but not initialized (the NodeClaim's
+	// resources fill what the node reports as zero, its ephemeral taints are
+	// ignored); NodeInFlight is a launched NodeClaim whose Node has not
+	// registered (no Node object, no bound pods, labels without hostname).
+	State string `json:"state,omitempty"`
 	// Pods are bound to the node (spec.nodeName is set by the runner).
 	Pods []*corev1.Pod `json:"pods,omitempty"`
 }

@@ -192,7 +192,7 @@ func (e *Env) accountDropped(sc *scenario.Scenario, out *scenario.Result) {
 		if seen[key] {
 			continue
 		}
-		msg := "dropped before Solve: volume topology requirements could not be injected"
+		msg := noDecision
 		live := &corev1.Pod{}
 		if err := e.Client.Get(e.Ctx, client.ObjectKeyFromObject(p), live); err == nil {
 			if verr := e.Provisioner.Validate(e.Ctx, live); verr != nil {
@@ -270,6 +270,13 @@ func NewEnv(ctx context.Context, sc *scenario.Scenario) (*Env, error) {
 			return nil, err
 		}
 	}
+	// Before the nodes: cluster state reads a node's CSINode (its attach
+	// limits) when it first learns the node.
+	for _, o := range sc.CSINodes {
+		if err := create(o.DeepCopy()); err != nil {
+			return nil, err
+		}
+	}
 	for _, np := range sc.NodePools {
 		np = np.DeepCopy()
 		np.UID = uid("nodepool", np.Name)
@@ -301,9 +308,25 @@ func NewEnv(ctx context.Context, sc *scenario.Scenario) (*Env, error) {
 			if node.Labels == nil {
 				node.Labels = map[string]string{}
 			}
+			if n.State == scenario.NodeInFlight {
+				// Launched, no Node yet: only the NodeClaim, without the
+				// hostname label; no pods can be bound.
+				nc = nodeClaimFor(node, karpv1.ConditionTypeLaunched)
+				delete(nc.Labels, corev1.LabelHostname)
+				nc.Status.NodeName = ""
+				if err := create(nc); err != nil {
+					return nil, err
+				}
+				cluster.UpdateNodeClaim(nc)
+				continue
+			}
 			node.Labels[karpv1.NodeRegisteredLabelKey] = "true"
-			node.Labels[karpv1.NodeInitializedLabelKey] = "true"
-			nc = nodeClaimFor(node)
+			conditions := []string{karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered}
+			if n.State != scenario.NodeNotInitialized {
+				node.Labels[karpv1.NodeInitializedLabelKey] = "true"
+				conditions = append(conditions, karpv1.ConditionTypeInitialized)
+			}
+			nc = nodeClaimFor(node, conditions...)
 			if err := create(nc); err != nil {
 				return nil, err
 			}
@@ -397,9 +420,9 @@ func newClient() client.Client {
 		Build()
 }
 
-// nodeClaimFor is the launched, registered and initialized NodeClaim behind a
+// nodeClaimFor is the NodeClaim (with the given true conditions) behind a
 // managed node.
-func nodeClaimFor(node *corev1.Node) *karpv1.NodeClaim {
+func nodeClaimFor(node *corev1.Node, conditions ...string) *karpv1.NodeClaim {
 	nc := &karpv1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   node.Name,
@@ -416,7 +439,7 @@ func nodeClaimFor(node *corev1.Node) *karpv1.NodeClaim {
 			Allocatable: node.Status.Allocatable.DeepCopy(),
 		},
 	}
-	for _, t := range []string{karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered, karpv1.ConditionTypeInitialized} {
+	for _, t := range conditions {
 		nc.StatusConditions().SetTrue(t)
 	}
 	return nc
@@ -519,3 +542,10 @@ func launch(its []*cloudprovider.InstanceType, reqs scheduling.Requirements) sce
 	}
 	return best
 }
+
+// noDecision labels a pod absent from Solve's results that validation does
+// not explain: left out before Solve (e.g. volume topology that could not be
+// injected) or passed over by it (Solve with no pool left after the
+// instance-type filter reports neither a placement nor an error).
+// Both runners use the same words.
+const noDecision = "no decision: not in Solve's results"

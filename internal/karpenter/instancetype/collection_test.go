@@ -100,7 +100,7 @@ func TestSatisfiesMinValues(t *testing.T) {
 		{"types", reqs(minValues(corev1.LabelInstanceTypeStable, 5)), 5, nil, ""},
 		{"too many families", reqs(minValues(scheduling.LabelInstanceFamily, 4), minValues(scheduling.LabelInstanceCPU, 9)), 5,
 			map[string]int{scheduling.LabelInstanceFamily: 3, scheduling.LabelInstanceCPU: 2},
-			`minValues requirement is not met for "karpenter.k8s.aws/instance-cpu"`},
+			`minValues requirement is not met for label(s) (label(s)=[karpenter.k8s.aws/instance-cpu karpenter.k8s.aws/instance-family])`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,7 +136,7 @@ func TestTruncate(t *testing.T) {
 		{"max beyond length", reqs(), 9, "c5.large m5.large r5.large c5.xlarge m5.xlarge", ""},
 		{"minValues kept", reqs(minValues(scheduling.LabelInstanceFamily, 3)), 3, "c5.large m5.large r5.large", ""},
 		{"minValues broken", reqs(minValues(scheduling.LabelInstanceFamily, 3)), 2, "c5.large m5.large r5.large c5.xlarge m5.xlarge",
-			`validating minValues, minValues requirement is not met for "karpenter.k8s.aws/instance-family"`},
+			`validating minValues, minValues requirement is not met for label(s) (label(s)=[karpenter.k8s.aws/instance-family])`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -117,9 +117,8 @@ func (its InstanceTypes) Compatible(requirements scheduling.Requirements) Instan
 // SatisfiesMinValues walks the (already ordered) list and returns how many
 // leading types are needed to meet every minValues of requirements. If the
 // whole list falls short it returns its length, the keys still short with
-// the number of values reached, and an error naming the smallest such key
-// (upstream v1.0–v1.4 names the first its map walk meets; v1.5+ wraps all
-// keys). docs/karpenter-instance-types.md#offerings
+// the number of values reached, and an error naming every such key, sorted
+// (upstream v1.6 lists them in map order). docs/karpenter-instance-types.md#offerings
 func (its InstanceTypes) SatisfiesMinValues(requirements scheduling.Requirements) (int, map[string]int, error) {
 	if !requirements.HasMinValues() {
 		return 0, nil, nil
@@ -153,14 +152,13 @@ func (its InstanceTypes) SatisfiesMinValues(requirements scheduling.Requirements
 		// Only an empty list gets here; upstream reports no error for it.
 		return len(its), nil, nil
 	}
-	first := ""
+	var unmet []string
 	for _, key := range keys {
 		if _, ok := short[key]; ok {
-			first = key
-			break
+			unmet = append(unmet, key)
 		}
 	}
-	return len(its), short, fmt.Errorf("minValues requirement is not met for %q", first)
+	return len(its), short, fmt.Errorf("minValues requirement is not met for label(s) (label(s)=%v)", unmet)
 }
 
 // Truncate orders by price and keeps the first maxItems; if requirements

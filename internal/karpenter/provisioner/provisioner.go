@@ -213,6 +213,14 @@ func Prepare(s *cluster.State, catalog *pools.Catalog, pending []*corev1.Pod) (*
 	}
 	in := &provisioning.Input{Nodes: stateNodes(s, all), Pods: pods, DaemonSetPods: daemonSetPods(s), HostnameSeq: &s.Karpenter.HostnameSeq,
 		Cluster: clusterView(s)}
+	for _, p := range pods {
+		if v := podVolumes(s, p); v != nil {
+			if in.PodVolumes == nil {
+				in.PodVolumes = map[types.UID]provisioning.Volumes{}
+			}
+			in.PodVolumes[p.UID] = v
+		}
+	}
 	for _, p := range ready {
 		in.NodePools = append(in.NodePools, p.Solver)
 	}

@@ -52,7 +52,8 @@ func stateNodes(s *cluster.State, all []*pools.Pool) []*provisioning.StateNode {
 		managed := nc != nil || pools.Of(all, n.Labels) != nil
 		sn := &provisioning.StateNode{Name: name, NodeName: name, Labels: n.Labels, Capacity: n.Status.Capacity,
 			Allocatable: n.Status.Allocatable, Pods: podsOn[name], Managed: managed,
-			Initialized: !managed || n.Labels[LabelInitialized] == "true"}
+			Initialized:  !managed || n.Labels[LabelInitialized] == "true",
+			VolumeLimits: volumeLimits(s, name), Volumes: nodeVolumes(s, podsOn[name])}
 		if nc != nil {
 			sn.NodeClaimName = nc.Name
 			if !sn.Initialized {

@@ -18,6 +18,7 @@ type existingNode struct {
 	remaining    corev1.ResourceList
 	requirements scheduling.Requirements
 	hostPorts    *hostPortUsage
+	volumes      Volumes
 	topology     *topology
 }
 
@@ -48,7 +49,7 @@ func newExistingNode(n *StateNode, top *topology, daemons []*corev1.Pod) *existi
 		available = subtract(n.Allocatable, requestsForPods(podsOnNode...))
 	}
 	e := &existingNode{StateNode: n, remaining: subtract(available, daemonResources), requirements: scheduling.NewLabelRequirements(n.Labels),
-		hostPorts: ports, topology: top}
+		hostPorts: ports, volumes: Volumes{}.union(n.Volumes), topology: top}
 	e.requirements.Add(scheduling.NewRequirement(corev1.LabelHostname, corev1.NodeSelectorOpIn, n.hostName()))
 	top.register(corev1.LabelHostname, n.hostName())
 	return e
@@ -59,6 +60,9 @@ var errExceedsNodeResources = errors.New("exceeds node resources")
 func (n *existingNode) canAdd(pod *corev1.Pod, data *podData) (scheduling.Requirements, error) {
 	if err := tolerates(n.Taints, pod.Spec.Tolerations); err != nil {
 		return nil, err
+	}
+	if err := exceedsVolumeLimits(n.volumes, data.volumes, n.VolumeLimits); err != nil {
+		return nil, fmt.Errorf("checking volume usage, %w", err)
 	}
 	if err := n.hostPorts.conflicts(pod, hostPortsOf(pod)); err != nil {
 		return nil, fmt.Errorf("checking host port usage, %w", err)
@@ -88,4 +92,7 @@ func (n *existingNode) add(pod *corev1.Pod, data *podData, reqs scheduling.Requi
 	n.requirements = reqs
 	n.topology.record(pod, n.Taints, reqs)
 	n.hostPorts.add(pod, hostPortsOf(pod))
+	if len(data.volumes) > 0 {
+		n.volumes = n.volumes.union(data.volumes)
+	}
 }

@@ -55,14 +55,6 @@ func (u *hostPortUsage) add(pod *corev1.Pod, ports []hostPort) {
 	u.reserved[pod.Namespace+"/"+pod.Name] = ports
 }
 
-func (u *hostPortUsage) copy() *hostPortUsage {
-	c := newHostPortUsage()
-	for k, v := range u.reserved {
-		c.reserved[k] = v
-	}
-	return c
-}
-
 // conflicts reports the first port of the pod another pod already holds.
 func (u *hostPortUsage) conflicts(pod *corev1.Pod, ports []hostPort) error {
 	if len(ports) == 0 || len(u.reserved) == 0 {

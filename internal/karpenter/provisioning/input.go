@@ -74,6 +74,10 @@ type StateNode struct {
 	Initialized bool
 	// Managed nodes belong to a NodePool.
 	Managed bool
+	// VolumeLimits are the attach limits its CSINode reports, by driver (a
+	// driver without one has none); Volumes the claims its pods use.
+	VolumeLimits map[string]int
+	Volumes      Volumes
 }
 
 // hostName is the node's hostname label, or its name without one.
@@ -122,6 +126,7 @@ type podData struct {
 	vec                requestVec
 	requirements       scheduling.Requirements
 	strictRequirements scheduling.Requirements
+	volumes            Volumes
 }
 
 func (np *NodePool) poolLabel() string {

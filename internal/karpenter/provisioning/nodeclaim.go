@@ -50,12 +50,16 @@ type nodeClaim struct {
 	hostReg     hostCursor
 }
 
+// newNodeClaim starts a NodeClaim of the pool. daemonPorts is the pool's one
+// host-port table, shared, not copied: as in Karpenter, a port a pod takes
+// on one new NodeClaim is then taken on every NodeClaim of that pool in this
+// solve (docs/karpenter-provisioning.md#host-ports).
 func newNodeClaim(t *nodePoolTemplate, top *topology, hostname string, daemon corev1.ResourceList, daemonPorts *hostPortUsage,
 	its instancetype.InstanceTypes, cache *filterCache) *nodeClaim {
 	reqs := scheduling.NewRequirements(t.requirements.Values()...)
 	reqs.Add(scheduling.NewRequirement(corev1.LabelHostname, corev1.NodeSelectorOpIn, hostname))
 	return &nodeClaim{template: t, hostname: hostname, requirements: reqs, instanceTypes: its, requests: daemon.DeepCopy(),
-		daemonResources: daemon, hostPorts: daemonPorts.copy(), topology: top, cache: cache, requestsVec: newRequestVec(daemon)}
+		daemonResources: daemon, hostPorts: daemonPorts, topology: top, cache: cache, requestsVec: newRequestVec(daemon)}
 }
 
 // quickCheck rejects, without building errors, a pod that does not

@@ -37,8 +37,13 @@ func makeNodeFilter(p *corev1.Pod, taintPolicy, affinityPolicy corev1.NodeInclus
 	return f
 }
 
-func (f nodeFilter) matches(taints []corev1.Taint, reqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) bool {
-	if f.affinityPolicy == corev1.NodeInclusionPolicyHonor && !f.matchesRequirements(reqs, opts...) {
+// matches takes the callers' compatibility options but, as Karpenter's
+// filter does, does not hand them on: a new NodeClaim whose requirements
+// leave a well-known label such as the zone undefined does not match a
+// filter that names it, so a pod placed there is not counted by that
+// spread (docs/karpenter-provisioning.md#topology).
+func (f nodeFilter) matches(taints []corev1.Taint, reqs scheduling.Requirements, _ ...scheduling.CompatibilityOption) bool {
+	if f.affinityPolicy == corev1.NodeInclusionPolicyHonor && !f.matchesRequirements(reqs) {
 		return false
 	}
 	if f.taintPolicy == corev1.NodeInclusionPolicyHonor && !tolerated(taints, f.tolerations) {
@@ -47,12 +52,12 @@ func (f nodeFilter) matches(taints []corev1.Taint, reqs scheduling.Requirements,
 	return true
 }
 
-func (f nodeFilter) matchesRequirements(reqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) bool {
+func (f nodeFilter) matchesRequirements(reqs scheduling.Requirements) bool {
 	if len(f.requirements) == 0 {
 		return true
 	}
 	for _, r := range f.requirements {
-		if reqs.Compatible(r, opts...) == nil {
+		if reqs.Compatible(r) == nil {
 			return true
 		}
 	}

@@ -32,6 +32,9 @@ type Input struct {
 	DaemonSetPods []*corev1.Pod
 	// Pods are the pods to place; each needs a unique UID.
 	Pods []*corev1.Pod
+	// PodVolumes are the claims of the pods to place, by UID, for the
+	// existing nodes' attach limits.
+	PodVolumes map[types.UID]Volumes
 	// IgnorePreferences is --preference-policy=Ignore; MinValuesBestEffort
 	// is --min-values-policy=BestEffort.
 	IgnorePreferences   bool
@@ -95,6 +98,9 @@ type solver struct {
 	skippedByPool []SkippedNodePool
 	cache         *filterCache
 	limits        limitCache
+	// daemonSetPods are this solve's copies of the input's DaemonSet pods,
+	// edited by daemonCompatible.
+	daemonSetPods []*corev1.Pod
 }
 
 // Solve places the input's pods: existing nodes first, then NodeClaims
@@ -142,16 +148,29 @@ func Solve(in *Input) (*Results, error) {
 		t.instanceTypes = its
 		s.templates = append(s.templates, t)
 	}
+	s.daemonSetPods = make([]*corev1.Pod, len(in.DaemonSetPods))
+	for i, p := range in.DaemonSetPods {
+		s.daemonSetPods[i] = p.DeepCopy()
+	}
+	// Two passes over the templates, overhead then host ports, on the same
+	// copies: the compatibility check edits the DaemonSet pods as it goes
+	// (docs/karpenter-provisioning.md#daemonset-overhead).
 	for _, t := range s.templates {
-		ports := newHostPortUsage()
 		var compatible []*corev1.Pod
-		for _, p := range in.DaemonSetPods {
+		for _, p := range s.daemonSetPods {
 			if daemonCompatible(t, p) {
 				compatible = append(compatible, p)
-				ports.add(p, hostPortsOf(p))
 			}
 		}
 		s.daemons[t] = requestsForPods(compatible...)
+	}
+	for _, t := range s.templates {
+		ports := newHostPortUsage()
+		for _, p := range s.daemonSetPods {
+			if daemonCompatible(t, p) {
+				ports.add(p, hostPortsOf(p))
+			}
+		}
 		s.daemonPorts[t] = ports
 	}
 	c := in.Cluster
@@ -213,7 +232,8 @@ func (s *solver) updatePodData(p *corev1.Pod) {
 		strict = scheduling.NewStrictPodRequirements(p)
 	}
 	requests := requestsForPods(p)
-	s.data[p.UID] = &podData{requests: requests, vec: newRequestVec(requests), requirements: reqs, strictRequirements: strict}
+	s.data[p.UID] = &podData{requests: requests, vec: newRequestVec(requests), requirements: reqs, strictRequirements: strict,
+		volumes: s.in.PodVolumes[p.UID]}
 }
 
 func (s *solver) add(p *corev1.Pod) error {
@@ -289,7 +309,7 @@ func (s *solver) buildExisting() {
 	for _, n := range s.in.Nodes {
 		var daemons []*corev1.Pod
 		nodeReqs := scheduling.NewLabelRequirements(n.Labels)
-		for _, p := range s.in.DaemonSetPods {
+		for _, p := range s.daemonSetPods {
 			if tolerates(n.Taints, p.Spec.Tolerations) != nil {
 				continue
 			}
@@ -314,9 +334,11 @@ func (s *solver) buildExisting() {
 
 // daemonCompatible tells whether a DaemonSet's pod would run on the
 // pool's nodes: it tolerates the pool's taints (PreferNoSchedule always),
-// and one of its required node-affinity terms fits the pool.
-func daemonCompatible(t *nodePoolTemplate, p *corev1.Pod) bool {
-	pod := p.DeepCopy()
+// and one of its required node-affinity terms fits the pool. Like
+// Karpenter it edits the pod it is given: the PreferNoSchedule toleration
+// stays, and so do the removed leading terms, for the later templates and
+// the existing nodes (docs/karpenter-provisioning.md#daemonset-overhead).
+func daemonCompatible(t *nodePoolTemplate, pod *corev1.Pod) bool {
 	toleratePreferNoScheduleTaints(pod)
 	if tolerates(t.Taints, pod.Spec.Tolerations) != nil {
 		return false

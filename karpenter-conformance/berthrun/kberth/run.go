@@ -113,7 +113,7 @@ func (e *Env) accountDropped(sc *Scenario, round *provisioner.Round, out *Result
 		if seen[key] {
 			continue
 		}
-		msg := "dropped before Solve"
+		msg := noDecision
 		if live := e.State.Pods[key]; live != nil {
 			if err := provisioner.Validate(e.State, live); err != nil {
 				msg = "ignoring pod, " + err.Error()
@@ -169,6 +169,11 @@ func NewEnv(sc *Scenario) (*Env, error) {
 		stamp(c, "pvc", c.Namespace, c.Name)
 		s.PersistentVolumeClaims[cluster.Key(c.Namespace, c.Name)] = c
 	}
+	for _, o := range sc.CSINodes {
+		c := o.DeepCopy()
+		stamp(c, "csinode", c.Name)
+		s.CSINodes[c.Name] = c
+	}
 	classes := map[string]bool{}
 	for _, np := range sc.NodePools {
 		c, err := nodePool(np)
@@ -216,13 +221,26 @@ func NewEnv(sc *Scenario) (*Env, error) {
 			node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
 		}
 		if n.Managed {
-			// As upstream/: registered and initialized, with a NodeClaim
-			// carrying the node's labels and resources.
+			// As upstream/: registered and initialized (unless the state
+			// says otherwise), with a NodeClaim carrying the node's labels
+			// and resources.
 			if node.Labels == nil {
 				node.Labels = map[string]string{}
 			}
+			if n.State == "inFlight" {
+				// Launched, no Node yet: only the NodeClaim, without the
+				// hostname label; no pods can be bound.
+				nc := nodeClaimFor(node)
+				delete(nc.Labels, corev1.LabelHostname)
+				nc.Status.NodeName = ""
+				stamp(nc, "nodeclaim", node.Name)
+				s.NodeClaims[nc.Name] = nc
+				continue
+			}
 			node.Labels[provisioner.LabelRegistered] = "true"
-			node.Labels[provisioner.LabelInitialized] = "true"
+			if n.State != "notInitialized" {
+				node.Labels[provisioner.LabelInitialized] = "true"
+			}
 			nc := nodeClaimFor(node)
 			stamp(nc, "nodeclaim", node.Name)
 			s.NodeClaims[nc.Name] = nc
@@ -416,3 +434,10 @@ func launch(its instancetype.InstanceTypes, reqs scheduling.Requirements) Offeri
 	}
 	return best
 }
+
+// noDecision labels a pod absent from Solve's results that validation does
+// not explain: left out before Solve (e.g. volume topology that could not be
+// injected) or passed over by it (Solve with no pool left after the
+// instance-type filter reports neither a placement nor an error).
+// Both runners use the same words.
+const noDecision = "no decision: not in Solve's results"

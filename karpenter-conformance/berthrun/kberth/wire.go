@@ -30,6 +30,7 @@ type Scenario struct {
 	StorageClasses         []*storagev1.StorageClass       `json:"storageClasses,omitempty"`
 	PersistentVolumes      []*corev1.PersistentVolume      `json:"persistentVolumes,omitempty"`
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
+	CSINodes               []*storagev1.CSINode            `json:"csiNodes,omitempty"`
 	Pods                   []*corev1.Pod                   `json:"pods"`
 }
 
@@ -37,6 +38,7 @@ type Scenario struct {
 type Node struct {
 	Node    *corev1.Node  `json:"node"`
 	Managed bool          `json:"managed,omitempty"`
+	State   string        `json:"state,omitempty"`
 	Pods    []*corev1.Pod `json:"pods,omitempty"`
 }
 
