@@ -65,10 +65,11 @@ func (l *limits) exceeded(g *Group) string {
 	return reasonResourceLimit(over...)
 }
 
-// nodesFor is how many nodes g may add: its max size, the per-scale-up
+// nodesFor is how many nodes g may add: its max size (plus headroom, the
+// room left in the groups similar to it when balancing), the per-scale-up
 // cap, the cluster's node and resource caps.
-func (l *limits) nodesFor(g *Group, o config.Options) int {
-	n := g.MaxSize - g.Target
+func (l *limits) nodesFor(g *Group, o config.Options, headroom int) int {
+	n := g.MaxSize - g.Target + headroom
 	if o.MaxNodesPerScaleUp < n {
 		n = o.MaxNodesPerScaleUp
 	}

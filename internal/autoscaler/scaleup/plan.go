@@ -334,7 +334,7 @@ func (p *planner) option(g *Group, groups []*equivalence, l *limits) (*Option, e
 	if len(fitting) == 0 {
 		return nil, nil
 	}
-	limit := l.nodesFor(g, p.in.Options)
+	limit := l.nodesFor(g, p.in.Options, p.similarHeadroom(g, l))
 	count, pods, err := p.estimate(g, fitting, limit)
 	if err != nil {
 		return nil, err
