@@ -63,7 +63,9 @@ func annotate(k, v string) func(*corev1.Pod) {
 func inKubeSystem(p *corev1.Pod) { p.Namespace = metav1.NamespaceSystem }
 
 func withVolume(v corev1.VolumeSource) func(*corev1.Pod) {
-	return func(p *corev1.Pod) { p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: v}) }
+	return func(p *corev1.Pod) {
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: v})
+	}
 }
 
 func pdb(app string, allowed int32, ns string) *policyv1.PodDisruptionBudget {
