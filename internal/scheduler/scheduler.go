@@ -288,36 +288,11 @@ func (sc *Scheduler) buildSnapshot(s *cluster.State) {
 		inserted = append(inserted, s.Nodes[name])
 	}
 	ordered := NodeTreeOrder(inserted)
-	// An image's size is the one reported by the first node the cache added
-	// that has it (insertion order, not node-tree order); NumNodes counts nodes.
-	images := map[string]*framework.ImageStateSummary{}
-	for _, n := range inserted {
-		counted := map[string]bool{}
-		for _, img := range n.Status.Images {
-			for _, name := range img.Names {
-				sum := images[name]
-				if sum == nil {
-					sum = &framework.ImageStateSummary{Size: img.SizeBytes}
-					images[name] = sum
-				}
-				if !counted[name] {
-					counted[name] = true
-					sum.NumNodes++
-				}
-			}
-		}
-	}
+	images := imageSummaries(inserted)
 	infos := make([]*framework.NodeInfo, 0, len(ordered))
 	for _, n := range ordered {
 		ni := framework.NewNodeInfo(n)
-		for _, img := range n.Status.Images {
-			for _, name := range img.Names {
-				if ni.ImageStates == nil {
-					ni.ImageStates = map[string]*framework.ImageStateSummary{}
-				}
-				ni.ImageStates[name] = images[name]
-			}
-		}
+		setImageStates(ni, images)
 		infos = append(infos, ni)
 	}
 	snap := NewSnapshot(infos)
@@ -337,6 +312,43 @@ func (sc *Scheduler) buildSnapshot(s *cluster.State) {
 	sc.handle.epoch, sc.handle.writes = sc.handle.epoch+1, nil
 	sc.nominated.valid = false
 	sc.static = map[string]*staticVerdicts{}
+}
+
+// imageSummaries are the cache's image states: an image's size is the one
+// reported by the first node the cache added that has it (insertion order,
+// not node-tree order); NumNodes counts nodes.
+func imageSummaries(inserted []*v1.Node) map[string]*framework.ImageStateSummary {
+	images := map[string]*framework.ImageStateSummary{}
+	for _, n := range inserted {
+		counted := map[string]bool{}
+		for _, img := range n.Status.Images {
+			for _, name := range img.Names {
+				sum := images[name]
+				if sum == nil {
+					sum = &framework.ImageStateSummary{Size: img.SizeBytes}
+					images[name] = sum
+				}
+				if !counted[name] {
+					counted[name] = true
+					sum.NumNodes++
+				}
+			}
+		}
+	}
+	return images
+}
+
+// setImageStates points the node's image states at the summaries.
+func setImageStates(ni *framework.NodeInfo, images map[string]*framework.ImageStateSummary) {
+	ni.ImageStates = nil
+	for _, img := range ni.Node.Status.Images {
+		for _, name := range img.Names {
+			if ni.ImageStates == nil {
+				ni.ImageStates = map[string]*framework.ImageStateSummary{}
+			}
+			ni.ImageStates[name] = images[name]
+		}
+	}
 }
 
 // attempt runs one cycle for p and writes its outcome to the state.

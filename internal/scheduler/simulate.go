@@ -70,9 +70,11 @@ func (sc *Scheduler) Simulate(s *cluster.State, nodes ...HypotheticalNode) (*Sim
 	return sim, nil
 }
 
-// AddNode adds a hypothetical node with its pods. The snapshot is rebuilt
-// at the next question, so a node added later sits in the node tree where
-// the cache would put it.
+// AddNode adds a hypothetical node with its pods. The node sits in the
+// node tree where the cache would put it. Once the snapshot exists the node
+// joins it incrementally (addSnapshotNode): bin packing adds node after
+// node, and rebuilding the snapshot from the whole state each time would
+// cost every pod of the cluster per node.
 func (sim *Simulation) AddNode(h HypotheticalNode) error {
 	if h.Node == nil || h.Node.Name == "" {
 		return fmt.Errorf("simulate: a hypothetical node needs a name")
@@ -85,13 +87,54 @@ func (sim *Simulation) AddNode(h HypotheticalNode) error {
 	s.Nodes[h.Node.Name] = h.Node
 	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, h.Node.Name)
 	sim.hypothetical[h.Node.Name] = true
-	sim.needsSnapshotBuild = true
+	if !sim.needsSnapshotBuild {
+		sim.sc.addSnapshotNode(s, h.Node)
+	}
 	for _, p := range h.Pods {
 		if err := sim.place(p, h.Node.Name); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// addSnapshotNode gives the scheduler a snapshot with node added, as a
+// rebuild from s would: the node-tree order and image states are
+// recomputed from the nodes, the existing NodeInfos (with their pods, kept
+// up to date by place) are reused, and everything derived from the
+// snapshot is invalidated as after a rebuild.
+func (sc *Scheduler) addSnapshotNode(s *cluster.State, node *v1.Node) {
+	old := sc.handle.snap
+	inserted := make([]*v1.Node, 0, len(s.Scheduler.NodeOrder))
+	for _, name := range s.Scheduler.NodeOrder {
+		inserted = append(inserted, s.Nodes[name])
+	}
+	images := imageSummaries(inserted)
+	ordered := NodeTreeOrder(inserted)
+	infos := make([]*framework.NodeInfo, 0, len(ordered))
+	for _, n := range ordered {
+		ni := old.byName[n.Name]
+		if ni == nil {
+			ni = framework.NewNodeInfo(n)
+			sc.order.usedPorts(ni)
+		}
+		setImageStates(ni, images)
+		infos = append(infos, ni)
+	}
+	sc.handle.snap, sc.handle.services, sc.handle.pvs = NewSnapshot(infos), nil, nil
+	sc.handle.epoch, sc.handle.writes = sc.handle.epoch+1, nil
+	// The nominated-pods index stays valid unless a pod is nominated to
+	// the new node's name (the index leaves out pods nominated to nodes it
+	// does not know).
+	if sc.nominated.valid {
+		for _, p := range s.Pods {
+			if p.Status.NominatedNodeName == node.Name {
+				sc.nominated.valid = false
+				break
+			}
+		}
+	}
+	sc.static = map[string]*staticVerdicts{}
 }
 
 // Hypothetical tells whether the named node was added by AddNode.

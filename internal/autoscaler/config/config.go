@@ -297,7 +297,6 @@ func (e *FlagError) Error() string { return fmt.Sprintf("flag --%s: %s", e.Flag,
 // arguments after the flags are refused, as the binary refuses them.
 func Parse(argv []string) (Options, error) {
 	o := Defaults()
-	expanderSet := false
 	args := argv
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		args = args[1:]
@@ -342,14 +341,10 @@ func Parse(argv []string) (Options, error) {
 			}
 			continue
 		}
-		if name == "expander" {
-			expanderSet = true
-		}
 		if err := st.set(&o, value); err != nil {
 			return o, &FlagError{Flag: name, Message: err.Error()}
 		}
 	}
-	_ = expanderSet
 	if err := o.check(); err != nil {
 		return o, err
 	}

@@ -160,6 +160,11 @@ func place(sim *scheduler.Simulation, pods []*corev1.Pod, self string, removed m
 	nodes := sim.Nodes()
 	var dests []string
 	for _, p := range pods {
+		// The pod as it would be recreated: unbound (its own nodeName
+		// would pin it to the node being removed) under a name of its own.
+		cp := p.DeepCopy()
+		cp.Name = fmt.Sprintf("%s-moved-from-%s", p.Name, self)
+		cp.Spec.NodeName = ""
 		found := ""
 		for _, n := range nodes {
 			if n == self || removed[n] {
@@ -168,7 +173,7 @@ func place(sim *scheduler.Simulation, pods []*corev1.Pod, self string, removed m
 			if node := s.Nodes[n]; node != nil && toBeDeleted(node) {
 				continue
 			}
-			if st := sim.Filter(p, n); st == nil || st.IsSuccess() {
+			if st := sim.Filter(cp, n); st == nil || st.IsSuccess() {
 				found = n
 				break
 			}
@@ -176,9 +181,6 @@ func place(sim *scheduler.Simulation, pods []*corev1.Pod, self string, removed m
 		if found == "" {
 			return nil, false, nil
 		}
-		cp := p.DeepCopy()
-		cp.Name = fmt.Sprintf("%s-moved-from-%s", p.Name, self)
-		cp.Spec.NodeName = ""
 		if err := sim.Assume(cp, found); err != nil {
 			return nil, false, err
 		}

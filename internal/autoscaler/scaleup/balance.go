@@ -73,6 +73,26 @@ func (p *planner) balance(chosen *Option, options []Option, l *limits) []Increas
 	return out
 }
 
+// similarHeadroom is the room left in the groups similar to g, with
+// --balance-similar-node-groups: the estimator may plan that many more
+// nodes for g, since balancing spreads them over the similar groups, as
+// cluster-autoscaler's similar-node-group capacity threshold allows
+// (docs/cluster-autoscaler.md#balance-similar-node-groups).
+func (p *planner) similarHeadroom(g *Group, l *limits) int {
+	if !p.in.Options.BalanceSimilarNodeGroups {
+		return 0
+	}
+	n := 0
+	for i := range p.in.Groups {
+		o := &p.in.Groups[i]
+		if o.Name == g.Name || p.skipReason(o, l) != "" || !p.similar(g, o) {
+			continue
+		}
+		n += o.MaxSize - o.Target
+	}
+	return n
+}
+
 // similar is the AWS node-info comparator: equal labels apart from the
 // ignored ones (or equal --balancing-label values when given), memory
 // capacity within --memory-difference-ratio and other capacities equal,

@@ -6,8 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
-
-	"github.com/berth-sim/berth/internal/scheduler"
 )
 
 // estimate is cluster-autoscaler's binpacking estimator: first-fit
@@ -25,7 +23,7 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 	}
 	var newNodes []string
 	withPods := map[string]bool{}
-	last := ""
+	last, next := "", 0
 	var placed []*corev1.Pod
 	fits := func(pod *corev1.Pod, node string) bool {
 		st := sim.Filter(pod, node)
@@ -41,12 +39,17 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 	}
 	for _, e := range ordered {
 		// Onto the new nodes so far: stop at the first pod that fits none.
+		// The search resumes after the node that took the last pod, as
+		// cluster-autoscaler's predicate checker does (its lastIndex), so
+		// that a large group is not tried against every full node again.
 		i := 0
 		for ; i < len(e.pods); i++ {
 			target := ""
-			for _, n := range newNodes {
+			for k := range newNodes {
+				n := newNodes[(next+k)%len(newNodes)]
 				if fits(e.pods[i], n) {
 					target = n
+					next = (next + k + 1) % len(newNodes)
 					break
 				}
 			}
@@ -87,8 +90,6 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 	}
 	return len(withPods), placed, nil
 }
-
-var _ = scheduler.HypotheticalNode{}
 
 // orderDecreasing sorts equivalence groups by their pods' share of the
 // template's allocatable cpu plus memory, largest first (stable).

@@ -71,11 +71,12 @@ func (l *limits) exceeded(g *Group) string {
 
 // nodesFor is how many nodes the binpacking estimator may open for g:
 // production cluster-autoscaler limits it by --max-nodes-per-scale-up, the
-// group's room to its max size and the cluster's room to
+// group's room to its max size (plus headroom, the room left in the groups
+// similar to it when balancing) and the cluster's room to
 // --max-nodes-total, not by --cores-total or --memory-total, which cap the
 // chosen option afterwards (capped) (docs/cluster-autoscaler.md#scale-up).
-func (l *limits) nodesFor(g *Group, o config.Options) int {
-	n := g.MaxSize - g.Target
+func (l *limits) nodesFor(g *Group, o config.Options, headroom int) int {
+	n := g.MaxSize - g.Target + headroom
 	if o.MaxNodesPerScaleUp < n {
 		n = o.MaxNodesPerScaleUp
 	}

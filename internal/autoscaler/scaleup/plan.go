@@ -346,7 +346,7 @@ func (p *planner) option(g *Group, groups []*equivalence, l *limits) (*Option, e
 		p.fits = map[string][]*equivalence{}
 	}
 	p.fits[g.Name] = fitting
-	limit := l.nodesFor(g, p.in.Options)
+	limit := l.nodesFor(g, p.in.Options, p.similarHeadroom(g, l))
 	count, pods, err := p.estimate(g, fitting, limit)
 	if err != nil {
 		return nil, err
