@@ -17,6 +17,7 @@ import (
 	"github.com/berth-sim/berth/ca-conformance/cases"
 	"github.com/berth-sim/berth/ca-conformance/diff"
 	"github.com/berth-sim/berth/ca-conformance/generator"
+	"github.com/berth-sim/berth/ca-conformance/regressions"
 	"github.com/berth-sim/berth/ca-conformance/scenario"
 )
 
@@ -52,7 +53,11 @@ func TestCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range all {
+	regs, err := regressions.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range append(all, regs...) {
 		g, d := compare(t, &c.Scenario)
 		if exp := diff.Compare(byClass(&c.Scenario, &c.Expect), byClass(&c.Scenario, g.Result)); len(exp) > 0 {
 			t.Errorf("%s: genuine differs from the case's expectation:\n  %s", c.File, strings.Join(exp, "\n  "))

@@ -250,6 +250,12 @@ func (p *planner) filterFitting(pending []*corev1.Pod) ([]*corev1.Pod, error) {
 	nodes := sim.Nodes()
 	var out []*corev1.Pod
 	failed := map[string]bool{}
+	// next is where the search for the next pod starts: cluster-
+	// autoscaler's scheduling simulator resumes after the node that took
+	// the previous pod (its last-index node ordering) rather than starting
+	// over, which spreads small pods over the nodes
+	// (docs/cluster-autoscaler.md#scale-up).
+	next := 0
 	for _, pod := range pending {
 		key := equivalenceKey(pod)
 		if key != "" && failed[key] {
@@ -257,12 +263,14 @@ func (p *planner) filterFitting(pending []*corev1.Pod) ([]*corev1.Pod, error) {
 			continue
 		}
 		placed := false
-		for _, n := range nodes {
-			if st := sim.Filter(pod, n); st == nil || st.IsSuccess() {
-				if err := sim.Assume(pod, n); err != nil {
+		for i := range nodes {
+			at := (next + i) % len(nodes)
+			if st := sim.Filter(pod, nodes[at]); st == nil || st.IsSuccess() {
+				if err := sim.Assume(pod, nodes[at]); err != nil {
 					return nil, err
 				}
 				placed = true
+				next = at + 1
 				break
 			}
 		}
