@@ -217,7 +217,19 @@ func Run(sc *scenario.Scenario) (*Outcome, error) {
 		}
 	default:
 		var aerr error
-		st, aerr = scaleUp(o, pending, objs.Nodes, nodeInfos)
+		// static_autoscaler.go hands the orchestrator every node of the
+		// snapshot, the injected upcoming ones included: the estimator's
+		// cluster threshold, the --max-nodes-total cap and the resource
+		// quotas count them.
+		infos, lerr := actx.ClusterSnapshot.ListNodeInfos()
+		if lerr != nil {
+			return nil, lerr
+		}
+		all := make([]*corev1.Node, 0, len(infos))
+		for _, ni := range infos {
+			all = append(all, ni.Node())
+		}
+		st, aerr = scaleUp(o, pending, all, nodeInfos)
 		if aerr != nil {
 			scaleErr = aerr
 		}
