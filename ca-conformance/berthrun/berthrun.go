@@ -186,12 +186,10 @@ func fill(res *scenario.Result, plan *scaleup.Result, pending []*corev1.Pod) {
 	for _, inc := range plan.Increases {
 		res.ScaleUp = append(res.ScaleUp, scenario.GroupChange{Group: inc.Group, From: inc.From, To: inc.To})
 	}
-	inOption := map[string]bool{}
 	for _, o := range plan.Options {
 		opt := scenario.Option{Group: o.Group, Nodes: o.NodeCount}
 		for _, p := range o.Pods {
 			opt.Pods = append(opt.Pods, p.Name)
-			inOption[p.Name] = true
 		}
 		res.Options = append(res.Options, opt)
 	}
@@ -206,41 +204,17 @@ func fill(res *scenario.Result, plan *scaleup.Result, pending []*corev1.Pod) {
 			res.TriggeredScaleUp[p.Name] = msg
 		}
 	}
-	set := func(pods []*corev1.Pod) map[string]bool {
-		m := map[string]bool{}
-		for _, p := range pods {
-			m[p.Name] = true
-		}
-		return m
-	}
-	aside := set(plan.FittingElsewhere)
-	for k := range set(plan.Expendable) {
-		aside[k] = true
-	}
-	res.Remaining, res.Awaiting = []string{}, []string{}
-	for _, o := range plan.Options {
-		for _, p := range o.Pods {
-			if !triggered[p.Name] && !contains(res.Awaiting, p.Name) {
-				res.Awaiting = append(res.Awaiting, p.Name)
-			}
-		}
-	}
 	res.NotTriggerScaleUp = map[string]string{}
 	for _, r := range plan.NoScaleUp {
 		res.NotTriggerScaleUp[r.Pod.Name] = scaleup.NotTriggeredMessage(r)
 	}
-	for _, p := range pending {
-		if !inOption[p.Name] && !aside[p.Name] {
-			res.Remaining = append(res.Remaining, p.Name)
-		}
-	}
+	res.Remaining, res.Awaiting = names(plan.Remaining), names(plan.Awaiting)
 }
 
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
+func names(pods []*corev1.Pod) []string {
+	out := []string{}
+	for _, p := range pods {
+		out = append(out, p.Name)
 	}
-	return false
+	return out
 }

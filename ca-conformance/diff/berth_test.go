@@ -22,6 +22,23 @@ func TestBerthAgrees(t *testing.T) {
 	}
 }
 
+// berth gives the genuine autoscaler's answer on every regression scenario
+// (regressions/).
+func TestBerthRegressions(t *testing.T) {
+	outcomes, err := CheckRegressions(berthrun.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outcomes) == 0 {
+		t.Fatal("no regression scenarios")
+	}
+	for _, o := range outcomes {
+		if !o.Agrees() {
+			t.Errorf("%s: berth disagrees with the genuine autoscaler: err=%v\n  %s", o.Case, o.Err, join(o.Diffs))
+		}
+	}
+}
+
 func TestBerthInvariantsGenerated(t *testing.T) {
 	var seeds []uint64
 	for s := uint64(1); s <= 200; s++ {

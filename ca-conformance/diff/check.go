@@ -7,6 +7,7 @@ import (
 	"github.com/berth-sim/berth/ca-conformance/berthrun"
 	"github.com/berth-sim/berth/ca-conformance/cases"
 	"github.com/berth-sim/berth/ca-conformance/generator"
+	"github.com/berth-sim/berth/ca-conformance/regressions"
 	"github.com/berth-sim/berth/ca-conformance/scenario"
 )
 
@@ -137,6 +138,20 @@ func CheckCases(r berthrun.Runner) ([]Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	return checkNamed(r, all), nil
+}
+
+// CheckRegressions is CheckCases over regressions/: scenarios on which
+// berth once differed from the genuine autoscaler.
+func CheckRegressions(r berthrun.Runner) ([]Outcome, error) {
+	all, err := regressions.All()
+	if err != nil {
+		return nil, err
+	}
+	return checkNamed(r, all), nil
+}
+
+func checkNamed(r berthrun.Runner, all []cases.Named) []Outcome {
 	out := make([]Outcome, 0, len(all))
 	for i := range all {
 		c := &all[i]
@@ -149,7 +164,7 @@ func CheckCases(r berthrun.Runner) ([]Outcome, error) {
 		}
 		out = append(out, o)
 	}
-	return out, nil
+	return out
 }
 
 // CheckGenerated runs r on generator.Small(seed) for each seed and checks

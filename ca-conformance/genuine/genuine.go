@@ -37,6 +37,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
 	processorstest "k8s.io/autoscaler/cluster-autoscaler/processors/test"
 	"k8s.io/autoscaler/cluster-autoscaler/resourcequotas"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
 	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
@@ -152,6 +153,28 @@ func Run(sc *scenario.Scenario) (*Outcome, error) {
 		return nil, err
 	}
 
+	// static_autoscaler.go RunOnce: every upcoming node (asked for, not
+	// registered or not ready) joins the snapshot as a sanitized copy of
+	// its group's template before the pod-list processors run, so pending
+	// pods that fit one are filtered out. CA walks the counts map; here
+	// the groups go in scenario order.
+	upcoming, _ := csr.GetUpcomingNodes()
+	for _, g := range sc.NodeGroups {
+		tmpl := nodeInfos[g.Name]
+		if tmpl == nil {
+			continue
+		}
+		for i := 0; i < upcoming[g.Name]; i++ {
+			ni, err := simulator.SanitizedNodeInfo(tmpl, fmt.Sprintf("upcoming-%d", i))
+			if err != nil {
+				return nil, err
+			}
+			if err := actx.ClusterSnapshot.AddNodeInfo(ni); err != nil {
+				return nil, err
+			}
+		}
+	}
+
 	// core/autoscaler.go: the shipped estimator is bounded.
 	eb, err := estimator.NewEstimatorBuilder(options.EstimatorName,
 		estimator.NewThresholdBasedEstimationLimiter([]estimator.Threshold{
@@ -194,7 +217,19 @@ func Run(sc *scenario.Scenario) (*Outcome, error) {
 		}
 	default:
 		var aerr error
-		st, aerr = scaleUp(o, pending, objs.Nodes, nodeInfos)
+		// static_autoscaler.go hands the orchestrator every node of the
+		// snapshot, the injected upcoming ones included: the estimator's
+		// cluster threshold, the --max-nodes-total cap and the resource
+		// quotas count them.
+		infos, lerr := actx.ClusterSnapshot.ListNodeInfos()
+		if lerr != nil {
+			return nil, lerr
+		}
+		all := make([]*corev1.Node, 0, len(infos))
+		for _, ni := range infos {
+			all = append(all, ni.Node())
+		}
+		st, aerr = scaleUp(o, pending, all, nodeInfos)
 		if aerr != nil {
 			scaleErr = aerr
 		}

@@ -9,9 +9,13 @@ import (
 // limits are the cluster-wide caps: --max-nodes-total, --cores-total and
 // --memory-total, counted over every node plus the upcoming ones.
 type limits struct {
-	opts        config.Options
-	maxMemory   int64
+	opts      config.Options
+	maxMemory int64
+	// nodes counts every node plus the upcoming ones (what the estimator's
+	// cluster threshold and the final cap see); ready counts the Ready
+	// nodes alone (what the loop's --max-nodes-total check sees).
 	nodes       int
+	ready       int
 	cores       int64
 	memoryBytes int64
 }
@@ -32,6 +36,9 @@ func newLimits(in Input) *limits {
 	}
 	for _, n := range nodes {
 		l.nodes++
+		if nodeReady(n) {
+			l.ready++
+		}
 		l.cores += n.Status.Capacity.Cpu().Value()
 		l.memoryBytes += n.Status.Capacity.Memory().Value()
 	}
@@ -45,9 +52,21 @@ func newLimits(in Input) *limits {
 	return l
 }
 
-// clusterFull tells whether --max-nodes-total is reached.
+// clusterFull tells whether --max-nodes-total is reached as cluster-
+// autoscaler's loop checks it before scaling up: by Ready nodes only. With
+// not-ready or upcoming nodes the loop goes on, and the estimator, which
+// counts them, finds no room (docs/cluster-autoscaler.md#scale-up).
 func (l *limits) clusterFull() bool {
-	return l.opts.MaxNodesTotal > 0 && l.nodes >= l.opts.MaxNodesTotal
+	return l.opts.MaxNodesTotal > 0 && l.ready >= l.opts.MaxNodesTotal
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // exceeded names the resource limits one more node of g would pass.

@@ -86,6 +86,16 @@ type Result struct {
 	Options []Option
 	// Chosen is the option the expanders picked (nil: none).
 	Chosen *Option
+	// Remaining are the pods no group's template accepts (or, with
+	// --max-nodes-total reached, every pending pod): cluster-autoscaler's
+	// PodsRemainUnschedulable. A pod that fits some group's template but
+	// was left out of every option (cut by a limit) is not among them
+	// (docs/cluster-autoscaler.md#scale-up).
+	Remaining []*corev1.Pod
+	// Awaiting are the pods that fit some group's template but not the
+	// chosen group's: cluster-autoscaler's PodsAwaitEvaluation. Set only
+	// when something scales up.
+	Awaiting []*corev1.Pod
 }
 
 // Option is one group's way to help: NodeCount new nodes for Pods.
@@ -140,6 +150,18 @@ type planner struct {
 // judges one and applies the verdict to all.
 type equivalence struct {
 	pods []*corev1.Pod
+	// fitGroups are the simulated groups whose template accepts the pods.
+	fitGroups []string
+}
+
+// fitsGroup tells whether the group's template accepts the pods.
+func (e *equivalence) fitsGroup(name string) bool {
+	for _, g := range e.fitGroups {
+		if g == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *planner) run() (*Result, error) {
@@ -178,8 +200,21 @@ func (p *planner) run() (*Result, error) {
 		}
 	}
 	p.res.Options = options
-	if len(options) == 0 || limits.clusterFull() {
-		p.noScaleUp(pending, groups, limits.clusterFull())
+	if limits.clusterFull() {
+		p.res.Remaining = pending
+		p.noScaleUp(pending, true)
+		return &p.res, nil
+	}
+	// Only pods no template accepts remain unschedulable: cluster-
+	// autoscaler reports nothing for the others, even when no option
+	// holds them (docs/cluster-autoscaler.md#scale-up).
+	for _, e := range groups {
+		if len(e.fitGroups) == 0 {
+			p.res.Remaining = append(p.res.Remaining, e.pods...)
+		}
+	}
+	if len(options) == 0 {
+		p.noScaleUp(p.res.Remaining, false)
 		return &p.res, nil
 	}
 	best, err := p.expand(options)
@@ -191,6 +226,11 @@ func (p *planner) run() (*Result, error) {
 	capped.NodeCount = limits.capped(p.group(best.Group), best.NodeCount)
 	p.res.Increases = p.balance(&capped, options, limits)
 	p.res.Triggered = best.Pods
+	for _, e := range groups {
+		if len(e.fitGroups) > 0 && !e.fitsGroup(best.Group) {
+			p.res.Awaiting = append(p.res.Awaiting, e.pods...)
+		}
+	}
 	return &p.res, nil
 }
 
@@ -210,6 +250,12 @@ func (p *planner) filterFitting(pending []*corev1.Pod) ([]*corev1.Pod, error) {
 	nodes := sim.Nodes()
 	var out []*corev1.Pod
 	failed := map[string]bool{}
+	// next is where the search for the next pod starts: cluster-
+	// autoscaler's scheduling simulator resumes after the node that took
+	// the previous pod (its last-index node ordering) rather than starting
+	// over, which spreads small pods over the nodes
+	// (docs/cluster-autoscaler.md#scale-up).
+	next := 0
 	for _, pod := range pending {
 		key := equivalenceKey(pod)
 		if key != "" && failed[key] {
@@ -217,12 +263,14 @@ func (p *planner) filterFitting(pending []*corev1.Pod) ([]*corev1.Pod, error) {
 			continue
 		}
 		placed := false
-		for _, n := range nodes {
-			if st := sim.Filter(pod, n); st == nil || st.IsSuccess() {
-				if err := sim.Assume(pod, n); err != nil {
+		for i := range nodes {
+			at := (next + i) % len(nodes)
+			if st := sim.Filter(pod, nodes[at]); st == nil || st.IsSuccess() {
+				if err := sim.Assume(pod, nodes[at]); err != nil {
 					return nil, err
 				}
 				placed = true
+				next = at + 1
 				break
 			}
 		}
@@ -325,6 +373,7 @@ func (p *planner) option(g *Group, groups []*equivalence, l *limits) (*Option, e
 		st := sim.Filter(e.pods[0], tmpl)
 		if st == nil || st.IsSuccess() {
 			fitting = append(fitting, e)
+			e.fitGroups = append(e.fitGroups, g.Name)
 			continue
 		}
 		reasons := st.Reasons()
@@ -357,8 +406,8 @@ func (p *planner) option(g *Group, groups []*equivalence, l *limits) (*Option, e
 	return &Option{Group: g.Name, NodeCount: count, Pods: pods}, nil
 }
 
-// noScaleUp records the reasons of every pending pod.
-func (p *planner) noScaleUp(pending []*corev1.Pod, groups []*equivalence, clusterFull bool) {
+// noScaleUp records the reasons of every pod that remains unschedulable.
+func (p *planner) noScaleUp(pending []*corev1.Pod, clusterFull bool) {
 	for _, pod := range pending {
 		key := cluster.Key(pod.Namespace, pod.Name)
 		pr := PodReasons{Pod: pod}
@@ -378,7 +427,6 @@ func (p *planner) noScaleUp(pending []*corev1.Pod, groups []*equivalence, cluste
 		pr.Message = agg.String()
 		p.res.NoScaleUp = append(p.res.NoScaleUp, pr)
 	}
-	_ = groups
 }
 
 // groupIndex finds a group by name.
