@@ -29,20 +29,15 @@ const (
 	causeSampling = "sampling: berth's outcome is upstream-possible but rare among many tie outcomes"
 )
 
-// Undetermined: zone spread with zone self-affinity over three weighted pools
-// (one with minValues), a not-initialized and an in-flight node; upstream
-// gave 22 distinct outcomes in 60 runs, none berth's (closest differs in one
-// NodeClaim's pool). Reproduce: go run ./cmd/kdiff -seed 519 -diff 60.
-const causeZoneAffinitySpreadPools = "undetermined: zone spread + zone self-affinity over weighted pools; berth's outcome not among 22 upstream outcomes in 60 runs"
-
 // known are the seeds (1..1000 checked) where berth is not among upstream's
 // sampled outcomes, with the cause. TestAgreement logs them and fails only on
 // new ones. Seeds 10, 65 and 84, once listed as sampling, now match upstream's
 // most frequent outcome (10-14 of 60 runs). 554 and 747 are tie-rich (42 and
 // 9+ distinct upstream outcomes): berth's result is upstream's most frequent
 // one, but at 4 of 60 and 2 of 10 runs a 3+30-run sample can miss it.
+// Seed 519 (zone spread + zone self-affinity, a spread tie after the
+// PreferNoSchedule relaxation) was fixed: regressions/spread-tie-settled-by-zone-affinity.yaml.
 var known = map[uint64]string{
-	519: causeZoneAffinitySpreadPools,
 	554: causeSampling,
 	747: causeSampling,
 }

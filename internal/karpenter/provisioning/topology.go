@@ -124,8 +124,20 @@ func (t *topology) record(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.
 
 // addRequirements returns the node requirements narrowed by every
 // constraint that applies to the pod there, or the first that cannot be met.
+//
+// Each constraint is judged against the node's own requirements and the
+// answers are intersected, as Karpenter does, so a spread that picks one
+// of several tied domains can pick one another constraint (a zone
+// affinity, say) rules out, and the pod then fits nowhere on that node.
+// Karpenter's pick is a map walk, so it lands on a domain the other
+// constraints allow often enough, over the nodes and rounds a pod is
+// tried on, that this is its most frequent answer. berth therefore
+// settles tied spreads last, each taking the first tied domain (by name)
+// that the other constraints leave open, and the first by name only when
+// none is (docs/karpenter-provisioning.md#topology).
 func (t *topology) addRequirements(p *corev1.Pod, taints []corev1.Taint, podReqs, nodeReqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) (scheduling.Requirements, error) {
 	reqs := copyRequirements(nodeReqs)
+	var tied []spreadTie
 	for _, g := range t.matching(p, taints, nodeReqs, opts...) {
 		podDomains := scheduling.NewRequirement(g.key, corev1.NodeSelectorOpExists)
 		if podReqs.Has(g.key) {
@@ -135,13 +147,44 @@ func (t *topology) addRequirements(p *corev1.Pod, taints []corev1.Taint, podReqs
 		if nodeReqs.Has(g.key) {
 			nodeDomains = nodeReqs.Get(g.key)
 		}
-		domains := g.get(p, podDomains, nodeDomains)
+		var domains *scheduling.Requirement
+		if g.typ == topologySpread {
+			choices := g.spreadChoices(p, podDomains, nodeDomains)
+			if len(choices) > 1 {
+				tied = append(tied, spreadTie{key: g.key, choices: choices})
+				continue
+			}
+			domains = scheduling.NewRequirement(g.key, corev1.NodeSelectorOpDoesNotExist)
+			if len(choices) == 1 {
+				domains = scheduling.NewRequirement(g.key, corev1.NodeSelectorOpIn, choices[0])
+			}
+		} else {
+			domains = g.get(p, podDomains, nodeDomains)
+		}
 		if domains.Len() == 0 {
 			return nil, topologyError{group: g, podDomains: podDomains, nodeDomains: nodeDomains}
 		}
 		reqs.Add(domains)
 	}
+	for _, tie := range tied {
+		pick := tie.choices[0]
+		open := reqs.Get(tie.key)
+		for _, d := range tie.choices {
+			if open.Has(d) {
+				pick = d
+				break
+			}
+		}
+		reqs.Add(scheduling.NewRequirement(tie.key, corev1.NodeSelectorOpIn, pick))
+	}
 	return reqs, nil
+}
+
+// spreadTie is a spread constraint with several equally good domains, left
+// for addRequirements to settle after the other constraints.
+type spreadTie struct {
+	key     string
+	choices []string
 }
 
 // register makes a new domain (a new NodeClaim's hostname) known.

@@ -175,6 +175,19 @@ func (t *topologyGroup) selects(pod *corev1.Pod) bool {
 }
 
 func (t *topologyGroup) nextDomainSpread(pod *corev1.Pod, podDomains, nodeDomains *scheduling.Requirement) *scheduling.Requirement {
+	choices := t.spreadChoices(pod, podDomains, nodeDomains)
+	if len(choices) == 0 {
+		return scheduling.NewRequirement(t.key, corev1.NodeSelectorOpDoesNotExist)
+	}
+	return scheduling.NewRequirement(t.key, corev1.NodeSelectorOpIn, choices[0])
+}
+
+// spreadChoices lists, in name order, the domains a spread may pick on a
+// node whose possible domains are nodeDomains: those within maxSkew of the
+// minimum that share the lowest count. Karpenter takes whichever of them
+// its map walk meets first; more than one is a tie
+// (docs/karpenter-provisioning.md#topology).
+func (t *topologyGroup) spreadChoices(pod *corev1.Pod, podDomains, nodeDomains *scheduling.Requirement) []string {
 	min := t.domainMinCount(podDomains)
 	self := t.selects(pod)
 	if t.key == corev1.LabelHostname && len(nodeDomains.Values()) == 1 {
@@ -184,18 +197,23 @@ func (t *topologyGroup) nextDomainSpread(pod *corev1.Pod, podDomains, nodeDomain
 			count++
 		}
 		if count <= t.maxSkew {
-			return scheduling.NewRequirement(t.key, corev1.NodeSelectorOpIn, host)
+			return []string{host}
 		}
-		return scheduling.NewRequirement(t.key, corev1.NodeSelectorOpDoesNotExist)
+		return nil
 	}
-	minDomain, minCount := "", int32(math.MaxInt32)
+	var choices []string
+	minCount := int32(math.MaxInt32)
 	consider := func(domain string, count int32) {
 		if self {
 			count++
 		}
-		if count-min <= t.maxSkew && count < minCount {
-			minDomain, minCount = domain, count
+		if count-min > t.maxSkew || count > minCount {
+			return
 		}
+		if count < minCount {
+			choices, minCount = choices[:0], count
+		}
+		choices = append(choices, domain)
 	}
 	if nodeDomains.Operator() == corev1.NodeSelectorOpIn {
 		for _, d := range nodeDomains.Values() {
@@ -210,10 +228,7 @@ func (t *topologyGroup) nextDomainSpread(pod *corev1.Pod, podDomains, nodeDomain
 			}
 		}
 	}
-	if minDomain == "" {
-		return scheduling.NewRequirement(t.key, corev1.NodeSelectorOpDoesNotExist)
-	}
-	return scheduling.NewRequirement(t.key, corev1.NodeSelectorOpIn, minDomain)
+	return choices
 }
 
 // domainMinCount is the smallest count among the domains the pod may use,

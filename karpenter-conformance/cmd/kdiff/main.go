@@ -7,6 +7,7 @@
 //	go run ./cmd/kdiff -mixed 1000        # generator.Mixed(1000, seed), with timing
 //	go run ./cmd/kdiff -seed 7 -berth     # berth's result instead of upstream's
 //	go run ./cmd/kdiff -seed 7 -diff 5    # berth vs 5 upstream runs: verdict and first difference
+//	go run ./cmd/kdiff -seed 7 -outcomes 60  # upstream's distinct outcomes with frequencies, berth's marked
 package main
 
 import (
@@ -28,10 +29,13 @@ func main() {
 	showScenario := flag.Bool("scenario", false, "print the scenario instead of the result")
 	berth := flag.Bool("berth", false, "print berth's result instead of upstream's")
 	diffRuns := flag.Int("diff", 0, "compare berth with this many upstream runs and print the verdict")
+	outcomeRuns := flag.Int("outcomes", 0, "run upstream this many times and print each distinct outcome's frequency, marking berth's")
 	flag.Parse()
 	defer berthrun.Stop()
 	var err error
 	switch {
+	case *outcomeRuns > 0:
+		err = printOutcomes(*seed, *file, *mixed, *outcomeRuns)
 	case *berth || *diffRuns > 0:
 		err = runBerth(*seed, *file, *mixed, *diffRuns)
 	default:
