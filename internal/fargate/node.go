@@ -64,7 +64,7 @@ func BuildNode(s *cluster.State, rec *cluster.FargatePod, z Size) *corev1.Node {
 			},
 		},
 		Spec: corev1.NodeSpec{
-			ProviderID: "aws:///" + rec.Zone + "/" + task + "/" + name,
+			ProviderID: aws.ProviderID(rec.Zone, task+"/"+name),
 			Taints:     []corev1.Taint{Taint},
 		},
 		Status: corev1.NodeStatus{

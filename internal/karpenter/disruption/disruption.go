@@ -47,10 +47,7 @@ type Controller struct {
 // New returns the disruption controller over the instance-type catalog
 // the provisioner uses (nil: a private one).
 func New(catalog *pools.Catalog) *Controller {
-	if catalog == nil {
-		catalog = pools.NewCatalog()
-	}
-	return &Controller{catalog: catalog}
+	return &Controller{catalog: pools.SharedOrNew(catalog)}
 }
 
 // Name implements sim.Controller.

@@ -57,10 +57,7 @@ type Controller struct {
 // New returns the interruption controller; catalog is the provisioner's and
 // lifecycle's, so the interrupted offering is unavailable to both.
 func New(catalog *pools.Catalog) *Controller {
-	if catalog == nil {
-		catalog = pools.NewCatalog()
-	}
-	return &Controller{catalog: catalog}
+	return &Controller{catalog: pools.SharedOrNew(catalog)}
 }
 
 // Name implements sim.Controller.

@@ -102,10 +102,7 @@ type Controller struct {
 // types (share it with the provisioner so both see the same unavailable
 // offerings).
 func New(catalog *pools.Catalog) *Controller {
-	if catalog == nil {
-		catalog = pools.NewCatalog()
-	}
-	return &Controller{catalog: catalog}
+	return &Controller{catalog: pools.SharedOrNew(catalog)}
 }
 
 // Name implements sim.Controller.

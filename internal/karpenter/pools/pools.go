@@ -405,6 +405,15 @@ func NewCatalog() *Catalog {
 	return &Catalog{Unavailable: instancetype.NewUnavailableOfferings(), cache: map[string]instancetype.InstanceTypes{}}
 }
 
+// SharedOrNew is c, or a private catalog when c is nil (controllers built
+// alone, as in their tests).
+func SharedOrNew(c *Catalog) *Catalog {
+	if c == nil {
+		return NewCatalog()
+	}
+	return c
+}
+
 // InstanceTypes lists the types a pool can launch in the state's region.
 func (c *Catalog) InstanceTypes(s *cluster.State, p *Pool) instancetype.InstanceTypes {
 	if p.NotReady != "" {
