@@ -12,7 +12,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-sim/berth/internal/aws"
@@ -126,6 +128,11 @@ func fromNodePool(s *cluster.State, np *karpv1.NodePool) *Pool {
 		return p
 	}
 	p.NodeClass = nodeClassOptions(s, nc)
+	// As Karpenter's NodePool readiness, the class's own Ready condition
+	// decides (the status controller sets it; docs/karpenter-apis.md#status).
+	if c := meta.FindStatusCondition(nc.Status.Conditions, "Ready"); c != nil && c.Status == metav1.ConditionFalse {
+		p.NotReady = fmt.Sprintf("EC2NodeClass %q is not ready: %s", ref.Name, c.Message)
+	}
 	return p
 }
 

@@ -89,8 +89,18 @@ func nodeClass(s *cluster.State, nc *karpv1.EC2NodeClass) bool {
 				{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{arch}}}})
 		}
 	}
-	for _, typ := range []string{"SubnetsReady", "SecurityGroupsReady", "AMIsReady", "InstanceProfileReady", "ValidationSucceeded", "Ready"} {
+	for _, typ := range []string{"SecurityGroupsReady", "AMIsReady", "InstanceProfileReady", "ValidationSucceeded"} {
 		setCondition(s, &st.Conditions, typ, true, nc.Generation)
+	}
+	// A cluster berth knows no region or zones of (kind, on-premises
+	// nodes) has no subnets to select: the class is not ready, with the
+	// AWS provider's texts (docs/karpenter-apis.md#status).
+	if len(st.Subnets) > 0 {
+		setCondition(s, &st.Conditions, "SubnetsReady", true, nc.Generation)
+		setCondition(s, &st.Conditions, "Ready", true, nc.Generation)
+	} else {
+		setConditionWhy(s, &st.Conditions, "SubnetsReady", false, "SubnetsNotFound", "SubnetSelector did not match any Subnets", nc.Generation)
+		setConditionWhy(s, &st.Conditions, "Ready", false, "UnhealthyDependents", "SubnetsReady=False", nc.Generation)
 	}
 	if equality.Semantic.DeepEqual(st, nc.Status) {
 		return false
@@ -116,9 +126,18 @@ func usage(s *cluster.State, p *pools.Pool) (corev1.ResourceList, int64) {
 // setCondition sets a condition, keeping its transition time when the
 // status does not change.
 func setCondition(s *cluster.State, conds *[]metav1.Condition, typ string, ok bool, generation int64) {
-	status, reason := metav1.ConditionTrue, typ
+	reason := typ
 	if !ok {
-		status, reason = metav1.ConditionFalse, "Not"+typ
+		reason = "Not" + typ
+	}
+	setConditionWhy(s, conds, typ, ok, reason, "", generation)
+}
+
+// setConditionWhy is setCondition with the reason and message given.
+func setConditionWhy(s *cluster.State, conds *[]metav1.Condition, typ string, ok bool, reason, message string, generation int64) {
+	status := metav1.ConditionTrue
+	if !ok {
+		status = metav1.ConditionFalse
 	}
 	for i := range *conds {
 		c := &(*conds)[i]
@@ -126,11 +145,11 @@ func setCondition(s *cluster.State, conds *[]metav1.Condition, typ string, ok bo
 			continue
 		}
 		if c.Status != status {
-			c.Status, c.Reason, c.LastTransitionTime = status, reason, metav1.NewTime(s.Now)
+			c.Status, c.LastTransitionTime = status, metav1.NewTime(s.Now)
 		}
-		c.ObservedGeneration = generation
+		c.Reason, c.Message, c.ObservedGeneration = reason, message, generation
 		return
 	}
-	*conds = append(*conds, metav1.Condition{Type: typ, Status: status, Reason: reason, ObservedGeneration: generation,
-		LastTransitionTime: metav1.NewTime(s.Now)})
+	*conds = append(*conds, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: message,
+		ObservedGeneration: generation, LastTransitionTime: metav1.NewTime(s.Now)})
 }
