@@ -4,6 +4,7 @@ package genuine
 
 import (
 	"fmt"
+	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,12 +26,19 @@ import (
 
 // strategy is expander/factory's chain (each filter narrows the options,
 // one left ends it, a random pick settles the rest) built from the same
-// filters, recording what it was offered and whether chance decided.
+// filters, recording what it was offered and where chance decided. Where
+// the shipped chain picks at random — the random expander with more than
+// one option, or the fallback after the last filter — this one takes the
+// pick-th of the options left (sorted by group, the index wrapping), so
+// the caller can walk every answer chance could give (README, "Ties").
 type strategy struct {
 	filters []expander.Filter
 	random  []bool // filters[i] is the random expander
+	pick    int
 	seen    []optionSeen
-	tie     bool
+	// left are the options chance chose among (sorted by group); empty
+	// when the filters alone decided.
+	left []optionSeen
 }
 
 type optionSeen struct {
@@ -39,8 +47,16 @@ type optionSeen struct {
 	pods  []string
 }
 
-func newStrategy(names []string, priorities map[int][]string, namespace string, rec record.EventRecorder) (*strategy, error) {
-	s := &strategy{}
+func seenOf(o expander.Option) optionSeen {
+	os := optionSeen{group: o.NodeGroup.Id(), nodes: o.NodeCount}
+	for _, p := range o.Pods {
+		os.pods = append(os.pods, p.Name)
+	}
+	return os
+}
+
+func newStrategy(names []string, priorities map[int][]string, namespace string, rec record.EventRecorder, pick int) (*strategy, error) {
+	s := &strategy{pick: pick}
 	for _, n := range names {
 		s.random = append(s.random, n == expander.RandomExpanderName)
 		switch n {
@@ -75,29 +91,39 @@ func priorityLister(p map[int][]string, namespace string) v1lister.ConfigMapName
 }
 
 func (s *strategy) BestOption(options []expander.Option, nodeInfo map[string]*framework.NodeInfo) *expander.Option {
-	s.seen = s.seen[:0]
+	s.seen, s.left = s.seen[:0], nil
 	for _, o := range options {
-		os := optionSeen{group: o.NodeGroup.Id(), nodes: o.NodeCount}
-		for _, p := range o.Pods {
-			os.pods = append(os.pods, p.Name)
-		}
-		s.seen = append(s.seen, os)
+		s.seen = append(s.seen, seenOf(o))
 	}
 	left := options
 	for i, f := range s.filters {
-		if s.random[i] && len(left) > 1 {
-			s.tie = true
+		if s.random[i] {
+			// The random filter keeps one option at random: chance.
+			return s.chance(left)
 		}
 		left = f.BestOptions(left, nodeInfo)
 		if len(left) == 1 {
 			return &left[0]
 		}
 	}
+	// The chain's fallback is the random strategy.
+	return s.chance(left)
+}
+
+// chance is a random pick among left, made the pick-th in group order.
+func (s *strategy) chance(left []expander.Option) *expander.Option {
 	if len(left) == 0 {
 		return nil
 	}
-	s.tie = true
-	return &left[0]
+	if len(left) == 1 {
+		return &left[0]
+	}
+	sorted := append([]expander.Option(nil), left...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].NodeGroup.Id() < sorted[j].NodeGroup.Id() })
+	for _, o := range sorted {
+		s.left = append(s.left, seenOf(o))
+	}
+	return &sorted[s.pick%len(sorted)]
 }
 
 // recorder keeps every event with the pod it is about.

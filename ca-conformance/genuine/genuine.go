@@ -51,8 +51,22 @@ import (
 type Outcome struct {
 	Result *scenario.Result
 	// Tie is set when the expander chain ended with more than one option
-	// and a random pick decided: the answer is not comparable.
-	Tie bool
+	// and chance picked one; TieOptions are those options (sorted by
+	// group), the one taken being Pick.Option of them (index wrapping).
+	Tie        bool
+	TieOptions []scenario.Option
+	// BalanceAlternatives is how many distinct splits balancing between
+	// similar groups could make (1: no choice); the one taken is
+	// Pick.Balance of them.
+	BalanceAlternatives int
+}
+
+// Pick makes the genuine autoscaler's two random choices: which of the
+// options the expander chain left it takes, and which of the splits
+// between similar groups of equal size. Both are indices into a fixed
+// order (group name; the split's text), wrapping; zero is the first.
+type Pick struct {
+	Option, Balance int
 }
 
 // Options are cluster-autoscaler's options for sc: the scenario's flags,
@@ -80,8 +94,13 @@ func Options(sc *scenario.Scenario) config.AutoscalingOptions {
 	}
 }
 
-// Run is the genuine autoscaler's scale-up on sc.
-func Run(sc *scenario.Scenario) (*Outcome, error) {
+// Run is the genuine autoscaler's scale-up on sc, its random choices
+// made the first way (Pick{}).
+func Run(sc *scenario.Scenario) (*Outcome, error) { return RunPick(sc, Pick{}) }
+
+// RunPick is the genuine autoscaler's scale-up on sc with its random
+// choices made by pick.
+func RunPick(sc *scenario.Scenario, pick Pick) (*Outcome, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
@@ -124,9 +143,11 @@ func Run(sc *scenario.Scenario) (*Outcome, error) {
 	procs.ScaleUpStatusProcessor = status.NewDefaultScaleUpStatusProcessor()
 	// builder/autoscaler.go: the AWS provider compares groups with the AWS
 	// comparator (its ignored labels plus --balancing-ignore-label).
-	procs.NodeGroupSetProcessor = &nodegroupset.BalancingNodeGroupSetProcessor{
+	// The balancer wraps it to make its order-dependent choice by pick.
+	bal := &balancer{pick: pick.Balance, BalancingNodeGroupSetProcessor: &nodegroupset.BalancingNodeGroupSetProcessor{
 		Comparator: nodegroupset.CreateAwsNodeInfoComparator(options.BalancingExtraIgnoredLabels, options.NodeGroupSetRatios),
-	}
+	}}
+	procs.NodeGroupSetProcessor = bal
 
 	listers := kube_util.NewListerRegistry(nil, nil, kube_util.NewTestPodLister(append(append([]*corev1.Pod{}, objs.Bound...), objs.Pending...)), nil, nil, nil, nil, nil, nil)
 	actx, err := catest.NewScaleTestAutoscalingContext(options, &fake.Clientset{}, listers, provider, nil, nil, registry)
@@ -191,7 +212,7 @@ func Run(sc *scenario.Scenario) (*Outcome, error) {
 		CustomResourcesProcessor: procs.CustomResourcesProcessor,
 		NodeFilter:               resourcequotas.NewCombinedNodeFilter([]resourcequotas.NodeFilter{core_utils.VirtualKubeletNodeFilter{}}),
 	})
-	strategy, err := newStrategy(strings.Split(options.ExpanderNames, ","), sc.Options.Defaults().Priorities, options.ConfigNamespace, rec)
+	strategy, err := newStrategy(strings.Split(options.ExpanderNames, ","), sc.Options.Defaults().Priorities, options.ConfigNamespace, rec, pick.Option)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +260,11 @@ func Run(sc *scenario.Scenario) (*Outcome, error) {
 	res := &scenario.Result{}
 	fill(res, sc, st, changes, strategy.seen, rec, scaleErr)
 	res.Normalize()
-	return &Outcome{Result: res, Tie: strategy.tie}, nil
+	out := &Outcome{Result: res, Tie: len(strategy.left) > 0, BalanceAlternatives: max(bal.alternatives, 1)}
+	for _, o := range strategy.left {
+		out.TieOptions = append(out.TieOptions, scenario.Option{Group: o.group, Nodes: o.nodes, Pods: o.pods})
+	}
+	return out, nil
 }
 
 // scaleUp calls the orchestrator, turning a typed nil error into nil.
@@ -322,6 +347,6 @@ func names(pods []*corev1.Pod) []string {
 
 // Describe is a one-line summary for logs.
 func (o *Outcome) Describe() string {
-	return fmt.Sprintf("scaleUp=%v triggered=%d remaining=%d awaiting=%d tie=%v",
-		o.Result.ScaleUp, len(o.Result.Triggered), len(o.Result.Remaining), len(o.Result.Awaiting), o.Tie)
+	return fmt.Sprintf("scaleUp=%v triggered=%d remaining=%d awaiting=%d tie=%d balance=%d",
+		o.Result.ScaleUp, len(o.Result.Triggered), len(o.Result.Remaining), len(o.Result.Awaiting), len(o.TieOptions), o.BalanceAlternatives)
 }
