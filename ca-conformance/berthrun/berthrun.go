@@ -193,6 +193,9 @@ func fill(res *scenario.Result, plan *scaleup.Result, pending []*corev1.Pod) {
 		}
 		res.Options = append(res.Options, opt)
 	}
+	if plan.Chosen != nil {
+		res.Chosen = plan.Chosen.Group
+	}
 	triggered := map[string]bool{}
 	res.Triggered = []string{}
 	res.TriggeredScaleUp = map[string]string{}

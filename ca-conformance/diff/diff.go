@@ -32,6 +32,9 @@ func Compare(want, got *scenario.Result) []string {
 			out = append(out, d)
 		}
 	}
+	if w.Chosen != "" && w.Chosen != g.Chosen {
+		out = append(out, fmt.Sprintf("chosen: want %s, got %s", w.Chosen, g.Chosen))
+	}
 	for _, f := range []struct {
 		name      string
 		want, got []string

@@ -103,6 +103,13 @@ func TestCompare(t *testing.T) {
 	if d := Compare(errWant, &scenario.Result{}); len(d) != 1 {
 		t.Errorf("missing error not reported: %q", d)
 	}
+	// The expander's pick is asserted only when want names one.
+	if d := Compare(&scenario.Result{Chosen: "a"}, &scenario.Result{Chosen: "b"}); len(d) != 1 || d[0] != "chosen: want a, got b" {
+		t.Errorf("Compare(chosen a, b) = %q", d)
+	}
+	if d := Compare(&scenario.Result{}, &scenario.Result{Chosen: "b"}); len(d) != 0 {
+		t.Errorf("Compare(no chosen, b) = %q", d)
+	}
 }
 
 func TestOptionsCompare(t *testing.T) {

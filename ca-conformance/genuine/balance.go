@@ -13,10 +13,11 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/utils/errors"
 )
 
-// maxBalancePermuted is the most similar groups whose every order is
-// tried; 6 groups are 720 orders of a cheap computation. Larger sets (only
+// maxBalancePermuted is the most groups (the chosen one and its similar
+// ones) for which every order is tried; 7 groups are 720 orders of a cheap
+// computation. Larger sets (only
 // the benchmark shape has them) are balanced in the order given.
-const maxBalancePermuted = 6
+const maxBalancePermuted = 7
 
 // balancer is the shipped balancing processor, with the one thing chance
 // decides in it made a choice. The orchestrator hands it the chosen group
@@ -26,12 +27,13 @@ const maxBalancePermuted = 6
 // node, and the order of the resulting list (the order of the
 // TriggeredScaleUp message and of the quota caps applied after), follows
 // that order. balancer runs the genuine BalanceScaleUpBetweenGroups on
-// every order of the groups, keeps the distinct answers (sorted by their
-// text, so an index names the same answer run after run) and returns the
-// pick-th (README, "Ties").
+// every order of the similar groups after the chosen one, keeps the distinct answers and returns the
+// preferred one when it is among them — the one whose text is prefer
+// (the TriggeredScaleUp list, order included), else one with the same
+// sizes in another order — else the first by text (README, "Ties").
 type balancer struct {
 	*nodegroupset.BalancingNodeGroupSetProcessor
-	pick int
+	prefer string
 	// alternatives is how many distinct answers the last call had.
 	alternatives int
 }
@@ -43,7 +45,9 @@ func (b *balancer) BalanceScaleUpBetweenGroups(actx *ca_context.AutoscalingConte
 	}
 	answers := map[string][]nodegroupset.ScaleUpInfo{}
 	var firstErr errors.AutoscalerError
-	permute(append([]cloudprovider.NodeGroup(nil), groups...), 0, func(order []cloudprovider.NodeGroup) {
+	// The chosen group always comes first; only its similar groups are
+	// in map order.
+	permute(append([]cloudprovider.NodeGroup(nil), groups...), 1, func(order []cloudprovider.NodeGroup) {
 		infos, err := b.BalancingNodeGroupSetProcessor.BalanceScaleUpBetweenGroups(actx, append([]cloudprovider.NodeGroup(nil), order...), newNodes)
 		if err != nil {
 			if firstErr == nil {
@@ -62,15 +66,34 @@ func (b *balancer) BalanceScaleUpBetweenGroups(actx *ca_context.AutoscalingConte
 	}
 	sort.Strings(keys)
 	b.alternatives = len(keys)
-	return answers[keys[b.pick%len(keys)]], nil
+	if _, ok := answers[b.prefer]; ok {
+		return answers[b.prefer], nil
+	}
+	for _, k := range keys {
+		if sameSplit(k, b.prefer) {
+			return answers[k], nil
+		}
+	}
+	return answers[keys[0]], nil
 }
 
+// balanceKey is the split as the TriggeredScaleUp message lists it.
 func balanceKey(infos []nodegroupset.ScaleUpInfo) string {
 	var parts []string
 	for _, i := range infos {
-		parts = append(parts, fmt.Sprintf("%s:%d->%d", i.Group.Id(), i.CurrentSize, i.NewSize))
+		parts = append(parts, i.String())
 	}
-	return strings.Join(parts, " ")
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// sameSplit compares two balanceKeys ignoring the order of the groups.
+func sameSplit(a, b string) bool {
+	split := func(s string) []string {
+		f := strings.Split(strings.Trim(s, "[]"), "} {")
+		sort.Strings(f)
+		return f
+	}
+	return fmt.Sprint(split(a)) == fmt.Sprint(split(b))
 }
 
 // permute calls f with every order of g[k:] after g[:k].

@@ -29,16 +29,19 @@ import (
 // filters, recording what it was offered and where chance decided. Where
 // the shipped chain picks at random — the random expander with more than
 // one option, or the fallback after the last filter — this one takes the
-// pick-th of the options left (sorted by group, the index wrapping), so
-// the caller can walk every answer chance could give (README, "Ties").
+// option of the preferred group when it is among those left, else the
+// first by group name: a pick chance could make, steered to the answer
+// being checked (README, "Ties").
 type strategy struct {
 	filters []expander.Filter
 	random  []bool // filters[i] is the random expander
-	pick    int
+	prefer  string
 	seen    []optionSeen
 	// left are the options chance chose among (sorted by group); empty
 	// when the filters alone decided.
 	left []optionSeen
+	// chosen is the group of the option returned.
+	chosen string
 }
 
 type optionSeen struct {
@@ -55,8 +58,8 @@ func seenOf(o expander.Option) optionSeen {
 	return os
 }
 
-func newStrategy(names []string, priorities map[int][]string, namespace string, rec record.EventRecorder, pick int) (*strategy, error) {
-	s := &strategy{pick: pick}
+func newStrategy(names []string, priorities map[int][]string, namespace string, rec record.EventRecorder, prefer string) (*strategy, error) {
+	s := &strategy{prefer: prefer}
 	for _, n := range names {
 		s.random = append(s.random, n == expander.RandomExpanderName)
 		switch n {
@@ -91,7 +94,7 @@ func priorityLister(p map[int][]string, namespace string) v1lister.ConfigMapName
 }
 
 func (s *strategy) BestOption(options []expander.Option, nodeInfo map[string]*framework.NodeInfo) *expander.Option {
-	s.seen, s.left = s.seen[:0], nil
+	s.seen, s.left, s.chosen = s.seen[:0], nil, ""
 	for _, o := range options {
 		s.seen = append(s.seen, seenOf(o))
 	}
@@ -99,18 +102,25 @@ func (s *strategy) BestOption(options []expander.Option, nodeInfo map[string]*fr
 	for i, f := range s.filters {
 		if s.random[i] {
 			// The random filter keeps one option at random: chance.
-			return s.chance(left)
+			return s.choose(s.chance(left))
 		}
 		left = f.BestOptions(left, nodeInfo)
 		if len(left) == 1 {
-			return &left[0]
+			return s.choose(&left[0])
 		}
 	}
 	// The chain's fallback is the random strategy.
-	return s.chance(left)
+	return s.choose(s.chance(left))
 }
 
-// chance is a random pick among left, made the pick-th in group order.
+func (s *strategy) choose(o *expander.Option) *expander.Option {
+	if o != nil {
+		s.chosen = o.NodeGroup.Id()
+	}
+	return o
+}
+
+// chance is a random pick among left, steered to the preferred group.
 func (s *strategy) chance(left []expander.Option) *expander.Option {
 	if len(left) == 0 {
 		return nil
@@ -123,7 +133,12 @@ func (s *strategy) chance(left []expander.Option) *expander.Option {
 	for _, o := range sorted {
 		s.left = append(s.left, seenOf(o))
 	}
-	return &sorted[s.pick%len(sorted)]
+	for i := range sorted {
+		if sorted[i].NodeGroup.Id() == s.prefer {
+			return &sorted[i]
+		}
+	}
+	return &sorted[0]
 }
 
 // recorder keeps every event with the pod it is about.

@@ -52,21 +52,25 @@ type Outcome struct {
 	Result *scenario.Result
 	// Tie is set when the expander chain ended with more than one option
 	// and chance picked one; TieOptions are those options (sorted by
-	// group), the one taken being Pick.Option of them (index wrapping).
+	// group), the one taken steered by Pick.Group.
 	Tie        bool
 	TieOptions []scenario.Option
 	// BalanceAlternatives is how many distinct splits balancing between
-	// similar groups could make (1: no choice); the one taken is
-	// Pick.Balance of them.
+	// similar groups could make (1: no choice); the one taken steered by
+	// Pick.Split.
 	BalanceAlternatives int
 }
 
-// Pick makes the genuine autoscaler's two random choices: which of the
-// options the expander chain left it takes, and which of the splits
-// between similar groups of equal size. Both are indices into a fixed
-// order (group name; the split's text), wrapping; zero is the first.
+// Pick steers the genuine autoscaler's two random choices to an answer
+// being checked (README, "Ties"): Group is the group whose option to take
+// when the expander chain ends in a tie among several (else the first by
+// name), Split the split between similar groups to take when balancing
+// could make several, as the TriggeredScaleUp message lists it ("[{group
+// from->to (max: n)} ...]"; else one with the same sizes, else the first
+// by text). The zero Pick takes the firsts.
 type Pick struct {
-	Option, Balance int
+	Group string
+	Split string
 }
 
 // Options are cluster-autoscaler's options for sc: the scenario's flags,
@@ -144,7 +148,7 @@ func RunPick(sc *scenario.Scenario, pick Pick) (*Outcome, error) {
 	// builder/autoscaler.go: the AWS provider compares groups with the AWS
 	// comparator (its ignored labels plus --balancing-ignore-label).
 	// The balancer wraps it to make its order-dependent choice by pick.
-	bal := &balancer{pick: pick.Balance, BalancingNodeGroupSetProcessor: &nodegroupset.BalancingNodeGroupSetProcessor{
+	bal := &balancer{prefer: pick.Split, BalancingNodeGroupSetProcessor: &nodegroupset.BalancingNodeGroupSetProcessor{
 		Comparator: nodegroupset.CreateAwsNodeInfoComparator(options.BalancingExtraIgnoredLabels, options.NodeGroupSetRatios),
 	}}
 	procs.NodeGroupSetProcessor = bal
@@ -212,7 +216,7 @@ func RunPick(sc *scenario.Scenario, pick Pick) (*Outcome, error) {
 		CustomResourcesProcessor: procs.CustomResourcesProcessor,
 		NodeFilter:               resourcequotas.NewCombinedNodeFilter([]resourcequotas.NodeFilter{core_utils.VirtualKubeletNodeFilter{}}),
 	})
-	strategy, err := newStrategy(strings.Split(options.ExpanderNames, ","), sc.Options.Defaults().Priorities, options.ConfigNamespace, rec, pick.Option)
+	strategy, err := newStrategy(strings.Split(options.ExpanderNames, ","), sc.Options.Defaults().Priorities, options.ConfigNamespace, rec, pick.Group)
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +264,7 @@ func RunPick(sc *scenario.Scenario, pick Pick) (*Outcome, error) {
 	res := &scenario.Result{}
 	fill(res, sc, st, changes, strategy.seen, rec, scaleErr)
 	res.Normalize()
+	res.Chosen = strategy.chosen
 	out := &Outcome{Result: res, Tie: len(strategy.left) > 0, BalanceAlternatives: max(bal.alternatives, 1)}
 	for _, o := range strategy.left {
 		out.TieOptions = append(out.TieOptions, scenario.Option{Group: o.group, Nodes: o.nodes, Pods: o.pods})

@@ -289,6 +289,11 @@ type Result struct {
 	// Options are the expansion options offered to the expander: for each
 	// group that helps, how many nodes and which pods, by group name.
 	Options []Option `json:"options,omitempty"`
+	// Chosen is the group whose option the expander chain picked (empty:
+	// none). Among several options left equal by the expanders CA picks at
+	// random; the comparison steers the genuine pick to this one (README,
+	// "Ties").
+	Chosen string `json:"chosen,omitempty"`
 	// Triggered, Remaining and Awaiting are the pods that triggered the
 	// scale-up, the pods that stay unschedulable, and the pods left for the
 	// next loop (they fit a group, not the one chosen). Sorted.
