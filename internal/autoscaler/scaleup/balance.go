@@ -19,7 +19,10 @@ var ignoredLabels = []string{
 
 // balance turns the chosen option into increases: the chosen group alone,
 // or with --balance-similar-node-groups the new nodes spread over the
-// groups similar to it that could take the same pods, smallest first.
+// groups similar to it that could take the same pods, the way
+// cluster-autoscaler's balancing processor walks them, so that the split
+// and its order (the order of the TriggeredScaleUp message) are the ones
+// CA gives (docs/cluster-autoscaler.md#balance-similar-node-groups).
 func (p *planner) balance(chosen *Option, options []Option, l *limits) []Increase {
 	g := p.group(chosen.Group)
 	groups := []*Group{g}
@@ -38,38 +41,56 @@ func (p *planner) balance(chosen *Option, options []Option, l *limits) []Increas
 			}
 		}
 	}
-	added := map[string]int{}
-	total := chosen.NodeCount
-	sort.SliceStable(groups, func(i, j int) bool {
-		if groups[i].Target != groups[j].Target {
-			return groups[i].Target < groups[j].Target
+	_ = l
+	return spread(groups, chosen.NodeCount)
+}
+
+// spread shares n new nodes among groups (the chosen one first, then its
+// similar ones in input order; CA takes them in its cloud provider's
+// order): groups at max drop out, n is capped by the room left, the
+// groups are ordered by current size (stably: the chosen group leads its
+// size), and a cursor hands out nodes one at a time, moving on while the
+// group it stands on has grown past the next one and starting over from
+// the first group not yet full otherwise; a full group is swapped out of
+// the walk. The increases come in the walk's final order.
+func spread(groups []*Group, n int) []Increase {
+	type share struct {
+		g        *Group
+		from, to int
+	}
+	var walk []share
+	room := 0
+	for _, g := range groups {
+		if g.Target >= g.MaxSize {
+			continue
 		}
-		return groups[i].Name < groups[j].Name
-	})
-	for total > 0 {
-		var pick *Group
-		for _, c := range groups {
-			if c.Target+added[c.Name] >= c.MaxSize {
-				continue
-			}
-			if pick == nil || c.Target+added[c.Name] < pick.Target+added[pick.Name] {
-				pick = c
-			}
+		room += g.MaxSize - g.Target
+		walk = append(walk, share{g, g.Target, g.Target})
+	}
+	n = min(n, room)
+	sort.SliceStable(walk, func(i, j int) bool { return walk[i].from < walk[j].from })
+	start, cur := 0, 0
+	for n > 0 {
+		s := &walk[cur]
+		if s.to < s.g.MaxSize {
+			s.to++
+			n--
+		} else {
+			walk[start], walk[cur] = walk[cur], walk[start]
+			start++
 		}
-		if pick == nil {
-			break
+		if cur < len(walk)-1 && walk[cur].to > walk[cur+1].to {
+			cur++
+		} else {
+			cur = start
 		}
-		added[pick.Name]++
-		total--
 	}
 	var out []Increase
-	for _, c := range groups {
-		if n := added[c.Name]; n > 0 {
-			out = append(out, Increase{Group: c.Name, From: c.Target, To: c.Target + n, Max: c.MaxSize})
+	for _, s := range walk {
+		if s.to != s.from {
+			out = append(out, Increase{Group: s.g.Name, From: s.from, To: s.to, Max: s.g.MaxSize})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Group < out[j].Group })
-	_ = l
 	return out
 }
 

@@ -1,6 +1,7 @@
 package scaleup
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/berth-sim/berth/internal/autoscaler/config"
@@ -99,9 +100,10 @@ func TestBalanceSimilarNodeGroups(t *testing.T) {
 	}{
 		{name: "off: one group takes all", groups: []Group{group("ng-a", 0, 10, 2, 8, zoneA), group("ng-b", 0, 10, 2, 8, zoneB)},
 			want: "[{ng-a 0->3 (max: 10)}]|[{ng-b 0->3 (max: 10)}]"},
+		// CA's order: smaller group first, as the message lists them.
 		{name: "on: spread, smaller group first", balance: true,
 			groups: []Group{group("ng-a", 1, 10, 2, 8, zoneA), group("ng-b", 0, 10, 2, 8, zoneB)},
-			want:   "[{ng-a 1->2 (max: 10)} {ng-b 0->2 (max: 10)}]"},
+			want:   "[{ng-b 0->2 (max: 10)} {ng-a 1->2 (max: 10)}]"},
 		{name: "on: max size respected", balance: true,
 			groups: []Group{group("ng-a", 0, 1, 2, 8, zoneA), group("ng-b", 0, 10, 2, 8, zoneB)},
 			want:   "[{ng-a 0->1 (max: 1)} {ng-b 0->2 (max: 10)}]"},
@@ -128,6 +130,38 @@ func TestBalanceSimilarNodeGroups(t *testing.T) {
 			}
 			if !ok {
 				t.Fatalf("%s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// spread follows cluster-autoscaler's balancing walk: the chosen group
+// (first) leads the groups of its size, a full group leaves the walk, the
+// increases come in the walk's order.
+func TestSpread(t *testing.T) {
+	g := func(name string, target, max int) *Group { return &Group{Name: name, Target: target, MaxSize: max} }
+	for _, tc := range []struct {
+		name   string
+		groups []*Group
+		n      int
+		want   string
+	}{
+		{"alone", []*Group{g("a", 1, 5)}, 3, "[{a 1->4 (max: 5)}]"},
+		{"capped by max", []*Group{g("a", 1, 5)}, 9, "[{a 1->5 (max: 5)}]"},
+		{"chosen leads its size", []*Group{g("b", 0, 5), g("a", 0, 5)}, 3, "[{b 0->2 (max: 5)} {a 0->1 (max: 5)}]"},
+		// The cursor moves on only past a group that has grown beyond
+		// the next; on a tie it goes back to the start, so b takes the
+		// fourth node while a, level with c, gets none (CA's walk).
+		{"smaller first, back to the start on a tie", []*Group{g("a", 2, 9), g("b", 0, 9), g("c", 1, 9)}, 4,
+			"[{b 0->3 (max: 9)} {c 1->2 (max: 9)}]"},
+		{"at max left out", []*Group{g("a", 3, 3), g("b", 0, 4)}, 2, "[{b 0->2 (max: 4)}]"},
+		{"full group swapped out of the walk", []*Group{g("a", 0, 1), g("b", 0, 6), g("c", 0, 6)}, 5,
+			"[{a 0->1 (max: 1)} {b 0->2 (max: 6)} {c 0->2 (max: 6)}]"},
+		{"room caps the total", []*Group{g("a", 0, 1), g("b", 1, 2)}, 5, "[{a 0->1 (max: 1)} {b 1->2 (max: 2)}]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fmt.Sprint(spread(tc.groups, tc.n)); got != tc.want {
+				t.Errorf("spread = %s, want %s", got, tc.want)
 			}
 		})
 	}
