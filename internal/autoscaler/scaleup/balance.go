@@ -27,19 +27,7 @@ func (p *planner) balance(chosen *Option, options []Option, l *limits) []Increas
 	g := p.group(chosen.Group)
 	groups := []*Group{g}
 	if p.in.Options.BalanceSimilarNodeGroups {
-		// Similar groups that accept exactly the pod groups the chosen one
-		// accepts (upstream's ComputeSimilarNodeGroups); groups skipped
-		// before simulation (at max size, in backoff, over a limit) have no
-		// entry and never join.
-		for gi := range p.in.Groups {
-			other := &p.in.Groups[gi]
-			if other.Name == chosen.Group || p.fits[other.Name] == nil {
-				continue
-			}
-			if p.similar(g, other) && sameEquivalences(p.fits[g.Name], p.fits[other.Name]) {
-				groups = append(groups, other)
-			}
-		}
+		groups = append(groups, p.similarGroups(g)...)
 	}
 	_ = l
 	return spread(groups, chosen.NodeCount)
@@ -94,22 +82,38 @@ func spread(groups []*Group, n int) []Increase {
 	return out
 }
 
-// similarHeadroom is the room left in the groups similar to g, with
-// --balance-similar-node-groups: the estimator may plan that many more
-// nodes for g, since balancing spreads them over the similar groups, as
+// similarGroups are the groups similar to g that accept every pod group
+// g's template accepts (they may accept more), in group order: upstream's
+// ComputeSimilarNodeGroups. Groups skipped before simulation (at max
+// size, in backoff, over a limit) or accepting no pod have no entry in
+// p.fits and never join.
+func (p *planner) similarGroups(g *Group) []*Group {
+	var out []*Group
+	for i := range p.in.Groups {
+		o := &p.in.Groups[i]
+		if o.Name == g.Name || p.fits[o.Name] == nil {
+			continue
+		}
+		if p.similar(g, o) && acceptsAll(p.fits[o.Name], p.fits[g.Name]) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// similarHeadroom is the room left in g's similar groups (similarGroups),
+// with --balance-similar-node-groups: the estimator may plan that many
+// more nodes for g, since balancing spreads them over those groups, as
 // cluster-autoscaler's similar-node-group capacity threshold allows
 // (docs/cluster-autoscaler.md#balance-similar-node-groups).
 func (p *planner) similarHeadroom(g *Group, l *limits) int {
 	if !p.in.Options.BalanceSimilarNodeGroups {
 		return 0
 	}
+	_ = l
 	n := 0
-	for i := range p.in.Groups {
-		o := &p.in.Groups[i]
-		if o.Name == g.Name || p.skipReason(o, l) != "" || !p.similar(g, o) {
-			continue
-		}
-		n += o.MaxSize - o.Target
+	for _, o := range p.similarGroups(g) {
+		n += max(o.MaxSize-o.Target, 0)
 	}
 	return n
 }
@@ -210,11 +214,8 @@ func podsRequest(pods []*corev1.Pod, name corev1.ResourceName) float64 {
 	return sum
 }
 
-// sameEquivalences tells whether two groups accept the same pod groups.
-func sameEquivalences(a, b []*equivalence) bool {
-	if len(a) != len(b) {
-		return false
-	}
+// acceptsAll tells whether every pod group of b is among a's.
+func acceptsAll(a, b []*equivalence) bool {
 	in := make(map[*equivalence]bool, len(a))
 	for _, e := range a {
 		in[e] = true

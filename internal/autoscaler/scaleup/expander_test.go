@@ -167,6 +167,27 @@ func TestSpread(t *testing.T) {
 	}
 }
 
+// A similar group joins only when it accepts every pod group the other
+// accepts; accepting more is fine (upstream's matching of schedulable pod
+// groups is a subset check).
+func TestAcceptsAll(t *testing.T) {
+	a, b, c := &equivalence{}, &equivalence{}, &equivalence{}
+	for _, tc := range []struct {
+		name     string
+		sim, its []*equivalence
+		want     bool
+	}{
+		{"same", []*equivalence{a, b}, []*equivalence{b, a}, true},
+		{"more", []*equivalence{a, b, c}, []*equivalence{a, b}, true},
+		{"fewer", []*equivalence{a}, []*equivalence{a, b}, false},
+		{"other", []*equivalence{c}, []*equivalence{a}, false},
+	} {
+		if got := acceptsAll(tc.sim, tc.its); got != tc.want {
+			t.Errorf("%s: acceptsAll = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func splitAlt(s string) []string {
 	var out []string
 	start := 0

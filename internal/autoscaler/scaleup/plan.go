@@ -184,14 +184,24 @@ func (p *planner) run() (*Result, error) {
 	p.rejected = map[string]map[string][]string{}
 	p.skipped = map[string][]string{}
 	limits := newLimits(p.in)
-	var options []Option
+	// As cluster-autoscaler does: every considered group's template is
+	// checked against the pods first, then the options are estimated, so
+	// that an estimate knows which similar groups accept the same pods.
+	var considered []*Group
 	for gi := range p.in.Groups {
 		g := &p.in.Groups[gi]
 		if reason := p.skipReason(g, limits); reason != "" {
 			p.skipped[g.Name] = []string{reason}
 			continue
 		}
-		opt, err := p.option(g, groups, limits)
+		if err := p.fit(g, groups); err != nil {
+			return nil, err
+		}
+		considered = append(considered, g)
+	}
+	var options []Option
+	for _, g := range considered {
+		opt, err := p.option(g, limits)
 		if err != nil {
 			return nil, err
 		}
@@ -360,12 +370,12 @@ func (p *planner) skipReason(g *Group, l *limits) string {
 	return ""
 }
 
-// option checks each equivalence group against the template, then packs
-// the pods that fit onto new nodes.
-func (p *planner) option(g *Group, groups []*equivalence, l *limits) (*Option, error) {
+// fit checks each equivalence group against the group's template and
+// records the ones it accepts in p.fits.
+func (p *planner) fit(g *Group, groups []*equivalence) error {
 	sim, err := p.sc.Simulate(p.s, copyTemplate(*g, "template"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	tmpl := g.Name + "-template"
 	var fitting []*equivalence
@@ -389,12 +399,21 @@ func (p *planner) option(g *Group, groups []*equivalence, l *limits) (*Option, e
 		}
 	}
 	if len(fitting) == 0 {
-		return nil, nil
+		return nil
 	}
 	if p.fits == nil {
 		p.fits = map[string][]*equivalence{}
 	}
 	p.fits[g.Name] = fitting
+	return nil
+}
+
+// option packs the pods the group's template accepts onto new nodes.
+func (p *planner) option(g *Group, l *limits) (*Option, error) {
+	fitting := p.fits[g.Name]
+	if len(fitting) == 0 {
+		return nil, nil
+	}
 	limit := l.nodesFor(g, p.in.Options, p.similarHeadroom(g, l))
 	count, pods, err := p.estimate(g, fitting, limit)
 	if err != nil {
