@@ -18,14 +18,14 @@ import (
 // Print writes the report as a table (kubectl's layout), json or csv.
 func Print(w io.Writer, r *Report, output string) error {
 	switch output {
-	case "", "table", "wide":
-		return printTable(w, r)
+	case "", "wide":
+		return printTable(w, r, output == "wide")
 	case "json":
 		return printJSON(w, r)
 	case "csv":
 		return printCSV(w, r)
 	}
-	return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: csv,json", output)
+	return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: csv,json,wide", output)
 }
 
 // column is one column of a roll-up: its header and its cell of a row.
@@ -35,7 +35,7 @@ type column struct {
 	csv    func(Row) string
 }
 
-func (r *Report) columns() []column {
+func (r *Report) columns(wide bool) []column {
 	window := r.WindowStart != nil
 	text := func(f func(Row) string) func(Row) string { return f }
 	var cols []column
@@ -45,23 +45,27 @@ func (r *Report) columns() []column {
 		}
 		cols = append(cols, column{header, f, raw})
 	}
-	count := func(f func(Row) int) func(Row) string { return func(x Row) string { return strconv.Itoa(f(x)) } }
 	switch r.By {
 	case ByNode:
 		add("NODE", text(func(x Row) string { return x.Name }), nil)
-		add("GROUP", text(func(x Row) string { return dash(x.Group) }), nil)
-		add("INSTANCE-TYPE", text(func(x Row) string { return dash(x.InstanceType) }), nil)
-		add("ZONE", text(func(x Row) string { return dash(x.Zone) }), nil)
-		add("CAPACITY", text(func(x Row) string { return dash(x.CapacityType) }), nil)
+		add("GROUP", text(func(x Row) string { return dash(x.Group) }), func(x Row) string { return x.Group })
+		add("INSTANCE-TYPE", text(func(x Row) string { return dash(x.InstanceType) }), func(x Row) string { return x.InstanceType })
+		add("ZONE", text(func(x Row) string { return dash(x.Zone) }), func(x Row) string { return x.Zone })
+		add("CAPACITY", text(func(x Row) string { return dash(x.CapacityType) }), func(x Row) string { return x.CapacityType })
 		add("PODS", func(x Row) string {
 			if x.Until != nil {
 				return "-"
 			}
 			return strconv.Itoa(x.Pods)
-		}, count(func(x Row) int { return x.Pods }))
+		}, func(x Row) string {
+			if x.Until != nil {
+				return ""
+			}
+			return strconv.Itoa(x.Pods)
+		})
 	case ByNodeGroup:
 		add("GROUP", text(func(x Row) string { return x.Name }), nil)
-		add("NODES", count(func(x Row) int { return x.Nodes }), nil)
+		add("NODES", func(x Row) string { return strconv.Itoa(x.Nodes) }, nil)
 	case ByNamespace:
 		add("NAMESPACE", text(func(x Row) string { return x.Name }), nil)
 		add("PODS", podCount, rawPodCount)
@@ -71,11 +75,19 @@ func (r *Report) columns() []column {
 		add("PODS", podCount, rawPodCount)
 	}
 	add("$/HOUR", func(x Row) string {
-		if x.Until != nil {
+		if x.Until != nil || x.Name == DeletedRow {
 			return "-"
 		}
 		return money(x.PerHour, x.Unknown)
 	}, func(x Row) string { return rawMoney(x.PerHour, x.Unknown) })
+	if wide && r.By == ByNode {
+		add("PRICE-SOURCE", func(x Row) string {
+			if x.Name == "TOTAL" {
+				return ""
+			}
+			return x.PriceSource
+		}, nil)
+	}
 	if !window {
 		return cols
 	}
@@ -153,10 +165,10 @@ func until(t *time.Time) string {
 // virtual prints an instant as the offset `berth advance` reports.
 func virtual(t time.Time) string { return t.Sub(cluster.Epoch).Round(time.Second).String() }
 
-func printTable(w io.Writer, r *Report) error {
+func printTable(w io.Writer, r *Report, wide bool) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 8, 3, ' ', 0)
-	cols := r.columns()
+	cols := r.columns(wide)
 	line := func(cells []string) { fmt.Fprintln(tw, strings.Join(cells, "\t")) }
 	var cells []string
 	for _, c := range cols {
@@ -216,11 +228,14 @@ func printTable(w io.Writer, r *Report) error {
 
 func printCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
-	cols := r.columns()
+	cols := r.columns(true)
 	var rec []string
 	for _, c := range cols {
 		rec = append(rec, csvHeader(c.header))
 	}
+	// Tools cannot read "+?": the count of what an amount leaves out is a
+	// column of its own.
+	rec = append(rec, "unpriced")
 	if err := cw.Write(rec); err != nil {
 		return err
 	}
@@ -229,6 +244,7 @@ func printCSV(w io.Writer, r *Report) error {
 		for _, c := range cols {
 			rec = append(rec, c.csv(row))
 		}
+		rec = append(rec, strconv.Itoa(row.Unknown))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -297,8 +313,10 @@ func (r *Report) jsonRow(x Row) jsonRow {
 	out := jsonRow{Name: x.Name, Namespace: x.Namespace, Group: x.Group, InstanceType: x.InstanceType, Zone: x.Zone,
 		CapacityType: x.CapacityType, PriceSource: x.PriceSource, Nodes: x.Nodes, Pods: x.Pods, Unknown: x.Unknown}
 	if x.Until != nil {
+		// A deleted node's price is the one it ran at.
 		out.Until = virtual(*x.Until)
-	} else {
+	}
+	if x.Name != DeletedRow {
 		out.PerHour = amount(x.PerHour)
 	}
 	if r.WindowStart != nil {
@@ -322,10 +340,9 @@ func printJSON(w io.Writer, r *Report) error {
 	for _, u := range r.Unpriced {
 		out.Unpriced = append(out.Unpriced, jsonUnpr(u))
 	}
-	data, err := json.MarshalIndent(out, "", "    ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", data)
-	return err
+	// <idle> and <deleted nodes> stay readable: no HTML escaping.
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "    ")
+	return enc.Encode(out)
 }
