@@ -122,6 +122,7 @@ func Build(s *cluster.State, o Options) (*Report, error) {
 		r.WindowStart = &start
 	}
 	lives := nodeLives(s, NewPricer(s))
+	pods := podsByNode(s)
 	for _, l := range lives {
 		if !l.live && (!o.Window || !l.end.After(start)) {
 			continue
@@ -132,11 +133,11 @@ func Build(s *cluster.State, o Options) (*Report, error) {
 	}
 	switch o.By {
 	case ByNode:
-		r.Rows = nodeRows(s, lives, start, o.Window)
+		r.Rows = nodeRows(pods, lives, start, o.Window)
 	case ByNodeGroup:
 		r.Rows = groupRows(lives, start, o.Window)
 	default:
-		r.Rows = podRows(s, lives, start, o.Window, o.By == ByWorkload)
+		r.Rows = podRows(s, pods, lives, start, o.Window, o.By == ByWorkload)
 	}
 	r.Total = Row{Name: "TOTAL"}
 	for _, l := range lives {
@@ -161,6 +162,18 @@ func Build(s *cluster.State, o Options) (*Report, error) {
 		r.Total.Pods += row.Pods
 	}
 	return r, nil
+}
+
+// podsByNode is State.PodsOnNode for every node in one pass: the bound,
+// non-terminal pods by node, in key order.
+func podsByNode(s *cluster.State) map[string][]*corev1.Pod {
+	out := map[string][]*corev1.Pod{}
+	for _, k := range cluster.SortedKeys(s.Pods) {
+		if p := s.Pods[k]; p.Spec.NodeName != "" && !cluster.IsTerminal(p) {
+			out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p)
+		}
+	}
+	return out
 }
 
 // nodeLives lists the ledger's deleted nodes in the order they ended, then
@@ -223,7 +236,7 @@ func overlapHours(from, to, wstart, wend time.Time) float64 {
 	return to.Sub(from).Hours()
 }
 
-func nodeRows(s *cluster.State, lives []*life, start time.Time, window bool) []Row {
+func nodeRows(pods map[string][]*corev1.Pod, lives []*life, start time.Time, window bool) []Row {
 	var rows []Row
 	for _, l := range lives {
 		hours := overlapHours(l.start, l.end, start, l.end)
@@ -240,7 +253,7 @@ func nodeRows(s *cluster.State, lives []*life, start time.Time, window bool) []R
 			row.Until = &end
 		}
 		if l.live {
-			row.Pods = len(s.PodsOnNode(l.name))
+			row.Pods = len(pods[l.name])
 		}
 		switch {
 		case !l.price.Known:
@@ -315,7 +328,7 @@ func shareOf(req, alloc corev1.ResourceList) float64 {
 
 // podRows rolls pods up by namespace or workload, plus the idle rest of
 // live nodes and, in a window, the nodes that are gone.
-func podRows(s *cluster.State, lives []*life, start time.Time, window, byWorkload bool) []Row {
+func podRows(s *cluster.State, pods map[string][]*corev1.Pod, lives []*life, start time.Time, window, byWorkload bool) []Row {
 	byKey := map[string]*Row{}
 	get := func(ns, name string) *Row {
 		key := ns + "\x00" + name
@@ -340,7 +353,7 @@ func podRows(s *cluster.State, lives []*life, start time.Time, window, byWorkloa
 			continue
 		}
 		idleShare, idleCost := 1.0, l.price.PerHour*nodeHours
-		for _, pod := range s.PodsOnNode(l.name) {
+		for _, pod := range pods[l.name] {
 			share := Share(pod, l.node)
 			ns, name := pod.Namespace, pod.Namespace
 			if byWorkload {
