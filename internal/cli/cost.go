@@ -41,13 +41,14 @@ func newCostCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// parseSince reads --since: a Go duration, or 0 for the whole of virtual time.
+// parseSince reads --since: a Go duration; 0 (or 0s) is the whole of
+// virtual time.
 func parseSince(s string) (time.Duration, error) {
 	if s == "0" {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
+	if err != nil || d < 0 {
 		return 0, fmt.Errorf("invalid --since %q: want a positive duration such as 1h or 30m, or 0 for since the state began", s)
 	}
 	return d, nil
