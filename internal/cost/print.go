@@ -37,7 +37,6 @@ type column struct {
 
 func (r *Report) columns(wide bool) []column {
 	window := r.WindowStart != nil
-	text := func(f func(Row) string) func(Row) string { return f }
 	var cols []column
 	add := func(header string, f func(Row) string, raw func(Row) string) {
 		if raw == nil {
@@ -45,13 +44,17 @@ func (r *Report) columns(wide bool) []column {
 		}
 		cols = append(cols, column{header, f, raw})
 	}
+	// field is a text column: "-" when empty in the table, empty in csv.
+	field := func(header string, get func(Row) string) {
+		add(header, func(x Row) string { return dash(get(x)) }, get)
+	}
 	switch r.By {
 	case ByNode:
-		add("NODE", text(func(x Row) string { return x.Name }), nil)
-		add("GROUP", text(func(x Row) string { return dash(x.Group) }), func(x Row) string { return x.Group })
-		add("INSTANCE-TYPE", text(func(x Row) string { return dash(x.InstanceType) }), func(x Row) string { return x.InstanceType })
-		add("ZONE", text(func(x Row) string { return dash(x.Zone) }), func(x Row) string { return x.Zone })
-		add("CAPACITY", text(func(x Row) string { return dash(x.CapacityType) }), func(x Row) string { return x.CapacityType })
+		field("NODE", func(x Row) string { return x.Name })
+		field("GROUP", func(x Row) string { return x.Group })
+		field("INSTANCE-TYPE", func(x Row) string { return x.InstanceType })
+		field("ZONE", func(x Row) string { return x.Zone })
+		field("CAPACITY", func(x Row) string { return x.CapacityType })
 		add("PODS", func(x Row) string {
 			if x.Until != nil {
 				return "-"
@@ -64,14 +67,14 @@ func (r *Report) columns(wide bool) []column {
 			return strconv.Itoa(x.Pods)
 		})
 	case ByNodeGroup:
-		add("GROUP", text(func(x Row) string { return x.Name }), nil)
+		field("GROUP", func(x Row) string { return x.Name })
 		add("NODES", func(x Row) string { return strconv.Itoa(x.Nodes) }, nil)
 	case ByNamespace:
-		add("NAMESPACE", text(func(x Row) string { return x.Name }), nil)
+		field("NAMESPACE", func(x Row) string { return x.Name })
 		add("PODS", podCount, rawPodCount)
 	case ByWorkload:
-		add("NAMESPACE", text(func(x Row) string { return dash(x.Namespace) }), func(x Row) string { return x.Namespace })
-		add("WORKLOAD", text(func(x Row) string { return x.Name }), nil)
+		field("NAMESPACE", func(x Row) string { return x.Namespace })
+		field("WORKLOAD", func(x Row) string { return x.Name })
 		add("PODS", podCount, rawPodCount)
 	}
 	add("$/HOUR", func(x Row) string {
