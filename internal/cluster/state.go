@@ -121,6 +121,9 @@ type State struct {
 	Fargate FargateState `json:"fargate,omitempty"`
 	// Autoscaler is the memory of cluster-autoscaler and the ASGs (autoscaler.go).
 	Autoscaler AutoscalerState `json:"autoscaler,omitempty"`
+	// NodeLedger records the nodes that are gone, for `berth cost` over
+	// virtual time (ledger.go).
+	NodeLedger []NodeLife `json:"nodeLedger,omitempty"`
 
 	// eventIndex speeds up Record's search for the event to fold into; it is
 	// derived from Events and rebuilt whenever Events changed behind its back.

@@ -46,12 +46,15 @@ func (s *State) UpdatePodStatus(pod *corev1.Pod, update func(*corev1.PodStatus) 
 
 // DeleteNode removes a node at once, with the pods bound to it (the pod
 // garbage collector removes pods of a node that is gone), and drops it from
-// the scheduler's node order. Deleting a node that is already gone does
+// the scheduler's node order; the cost ledger keeps its life
+// (ledger.go). Deleting a node that is already gone does
 // nothing.
 func (s *State) DeleteNode(name string) {
-	if _, ok := s.Nodes[name]; !ok {
+	node, ok := s.Nodes[name]
+	if !ok {
 		return
 	}
+	s.recordNodeEnd(node)
 	delete(s.Nodes, name)
 	order := s.Scheduler.NodeOrder[:0]
 	for _, n := range s.Scheduler.NodeOrder {
