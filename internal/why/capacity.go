@@ -2,18 +2,23 @@ package why
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	autoscaler "github.com/berth-sim/berth/internal/autoscaler/controller"
 	"github.com/berth-sim/berth/internal/autoscaler/nodegroups"
 	"github.com/berth-sim/berth/internal/autoscaler/scaleup"
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/fargate"
+	"github.com/berth-sim/berth/internal/karpenter/instancetype"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/provisioner"
 	"github.com/berth-sim/berth/internal/karpenter/provisioning"
+	"github.com/berth-sim/berth/internal/karpenter/scheduling"
 )
 
 // PoolVerdict is what one NodePool (or v1alpha5 Provisioner) would do
@@ -31,6 +36,9 @@ type PoolVerdict struct {
 	InstanceTypes []string `json:"instanceTypes,omitempty"`
 	// Target names the in-flight node or NodeClaim.
 	Target string `json:"target,omitempty"`
+	// Nearest are, when no instance type has enough resources, the pool's
+	// types closest to the pod's requests.
+	Nearest []string `json:"nearest,omitempty"`
 }
 
 // GroupVerdict is cluster-autoscaler's answer for one node group alone.
@@ -79,6 +87,9 @@ func karpenterLayer(s *cluster.State, pod *corev1.Pod) ([]PoolVerdict, error) {
 			return nil, err
 		}
 		describeSolve(&v, res, pod)
+		if v.Outcome == "no" && strings.Contains(v.Message, "enough resources") {
+			v.Nearest = nearestTypes(s, p, pod)
+		}
 		out = append(out, v)
 	}
 	return out, nil
@@ -136,14 +147,95 @@ func describeSolve(v *PoolVerdict, res *provisioning.Results, pod *corev1.Pod) {
 	}
 }
 
+// instanceTypeNames lists the claim's options cheapest first (the
+// cheapest available offering of each), as Karpenter's launch prefers them.
 func instanceTypeNames(nc *provisioning.NewNodeClaim) []string {
+	its := byPrice(nc.InstanceTypes)
 	var out []string
-	for i, it := range nc.InstanceTypes {
+	for i, it := range its {
 		if i == shownInstanceTypes {
-			out = append(out, fmt.Sprintf("and %d more", len(nc.InstanceTypes)-shownInstanceTypes))
+			out = append(out, fmt.Sprintf("and %d more", len(its)-shownInstanceTypes))
 			break
 		}
 		out = append(out, it.Name)
+	}
+	return out
+}
+
+func byPrice(list instancetype.InstanceTypes) []*instancetype.InstanceType {
+	its := append([]*instancetype.InstanceType(nil), list...)
+	price := func(it *instancetype.InstanceType) float64 {
+		best := math.Inf(1)
+		for _, o := range it.Offerings {
+			if o.Available && o.Price < best {
+				best = o.Price
+			}
+		}
+		return best
+	}
+	sort.SliceStable(its, func(a, b int) bool {
+		pa, pb := price(its[a]), price(its[b])
+		if pa != pb {
+			return pa < pb
+		}
+		return its[a].Name < its[b].Name
+	})
+	return its
+}
+
+// shownNearest is how many instance types a "none fits" answer names.
+const shownNearest = 3
+
+// nearestTypes names the pool's instance types (those its requirements
+// allow) that come closest to the
+// pod's requests: by the smallest share of the request met over the
+// resources the pod asks for, with their allocatable.
+func nearestTypes(s *cluster.State, p *pools.Pool, pod *corev1.Pod) []string {
+	pools.NewCatalog().Resolve(s, []*pools.Pool{p})
+	req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	names := cluster.SortedKeys(req)
+	type scored struct {
+		it    *instancetype.InstanceType
+		share float64
+	}
+	poolReqs := scheduling.NewNodeSelectorRequirementsWithMinValues(p.Solver.Requirements...)
+	var list []scored
+	for _, it := range p.Solver.InstanceTypes {
+		if it.Requirements.Intersects(poolReqs) != nil {
+			continue
+		}
+		alloc := it.Allocatable()
+		share := math.Inf(1)
+		for _, rn := range names {
+			want := req[rn]
+			if want.IsZero() {
+				continue
+			}
+			have := alloc[rn]
+			if f := have.AsApproximateFloat64() / want.AsApproximateFloat64(); f < share {
+				share = f
+			}
+		}
+		list = append(list, scored{it, share})
+	}
+	sort.SliceStable(list, func(a, b int) bool {
+		if list[a].share != list[b].share {
+			return list[a].share > list[b].share
+		}
+		return list[a].it.Name < list[b].it.Name
+	})
+	var out []string
+	for i, sc := range list {
+		if i == shownNearest {
+			break
+		}
+		alloc := sc.it.Allocatable()
+		var parts []string
+		for _, rn := range names {
+			q := alloc[rn]
+			parts = append(parts, fmt.Sprintf("%s %s", rn, q.String()))
+		}
+		out = append(out, fmt.Sprintf("%s (allocatable %s)", sc.it.Name, strings.Join(parts, ", ")))
 	}
 	return out
 }

@@ -6,10 +6,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	autoscaler "github.com/berth-sim/berth/internal/autoscaler/controller"
 	"github.com/berth-sim/berth/internal/autoscaler/config"
+	autoscaler "github.com/berth-sim/berth/internal/autoscaler/controller"
 	"github.com/berth-sim/berth/internal/autoscaler/scaleup"
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/karpenter/instancetype"
 	"github.com/berth-sim/berth/internal/karpenter/pools"
 	"github.com/berth-sim/berth/internal/karpenter/provisioning"
 )
@@ -49,7 +50,7 @@ func limitCandidates(s *cluster.State, pod *corev1.Pod, r *Report) ([]candidate,
 		if res == nil || len(res.NewNodeClaims) == 0 || len(res.NewNodeClaims[0].InstanceTypes) == 0 {
 			continue
 		}
-		first := res.NewNodeClaims[0].InstanceTypes[0]
+		first := smallest(res.NewNodeClaims[0].InstanceTypes, pool.Solver.Limits)
 		usage, _ := pools.Usage(s, pool)
 		raised := corev1.ResourceList{}
 		var texts []string
@@ -108,4 +109,23 @@ func maxSizeCandidates(s *cluster.State, pod *corev1.Pod, r *Report) ([]candidat
 			Change: fmt.Sprintf("raise node group %s max size from %d to %d", g.Name, g.MaxSize, g.Target+1)}})
 	}
 	return out, nil
+}
+
+// smallest is the claim's instance type that uses least of the limited
+// resources (in the limits' order): the smallest raise that launches it.
+func smallest(its instancetype.InstanceTypes, limits corev1.ResourceList) *instancetype.InstanceType {
+	names := cluster.SortedKeys(limits)
+	best := its[0]
+	for _, it := range its[1:] {
+		for _, rn := range names {
+			a, b := it.Capacity[rn], best.Capacity[rn]
+			if c := a.Cmp(b); c != 0 {
+				if c < 0 {
+					best = it
+				}
+				break
+			}
+		}
+	}
+	return best
 }

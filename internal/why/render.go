@@ -39,7 +39,10 @@ func render(w io.Writer, r *Report) {
 		renderScheduler(w, r, l)
 	}
 	if len(r.Karpenter) > 0 {
-		fmt.Fprintln(w, "\nKarpenter:")
+		fmt.Fprintln(w, "\nKarpenter, each pool on its own:")
+		if r.KarpenterLastEvent != "" {
+			fmt.Fprintf(w, "  (last FailedScheduling from karpenter: %s)\n", r.KarpenterLastEvent)
+		}
 		for _, v := range r.Karpenter {
 			line := fmt.Sprintf("  %s %s: %s", v.Kind, v.Pool, v.Outcome)
 			switch {
@@ -52,10 +55,16 @@ func render(w io.Writer, r *Report) {
 				line += ": " + v.Message
 			}
 			fmt.Fprintln(w, line)
+			if len(v.Nearest) > 0 {
+				fmt.Fprintf(w, "    nearest instance types: %s\n", strings.Join(v.Nearest, "; "))
+			}
 		}
 	}
 	if len(r.NodeGroups) > 0 {
-		fmt.Fprintln(w, "\ncluster-autoscaler:")
+		fmt.Fprintln(w, "\ncluster-autoscaler, each node group on its own:")
+		if r.AutoscalerLastEvent != "" {
+			fmt.Fprintf(w, "  (last NotTriggerScaleUp: %s)\n", r.AutoscalerLastEvent)
+		}
 		for _, v := range r.NodeGroups {
 			fmt.Fprintf(w, "  node group %s: %s: %s\n", v.Group, v.Outcome, v.Message)
 		}
@@ -70,7 +79,9 @@ func render(w io.Writer, r *Report) {
 			fmt.Fprintln(w, line)
 		}
 	}
-	if r.Node != "" {
+	if r.Node != "" || r.Scheduler == fargateScheduler {
+		// Fargate's answer is the message itself: berth tries no changes
+		// for fargate-scheduler pods (docs/why.md#fixes).
 		return
 	}
 	if len(r.Fixes) == 0 {
@@ -95,7 +106,7 @@ func renderScheduler(w io.Writer, r *Report, l *SchedulerLayer) {
 	}
 	fmt.Fprintln(w)
 	if l.Stale && l.Message != "" {
-		fmt.Fprintf(w, "  (the cluster changed since the last attempt; the next one would say: %s)\n", l.Message)
+		fmt.Fprintf(w, "  next attempt: %s\n  (differs from the event above: an event series keeps its first message, or the cluster changed since)\n", l.Message)
 	}
 	for _, g := range l.Groups {
 		noun := "nodes"

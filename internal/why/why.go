@@ -19,8 +19,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	autoscaler "github.com/berth-sim/berth/internal/autoscaler/controller"
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/fargate"
+	"github.com/berth-sim/berth/internal/karpenter/provisioner"
 )
 
 // Report is the whole answer for one pod.
@@ -37,6 +39,12 @@ type Report struct {
 	// fargate-scheduler places).
 	SchedulerLayer *SchedulerLayer  `json:"scheduler,omitempty"`
 	Karpenter      []PoolVerdict    `json:"karpenter,omitempty"`
+	// KarpenterLastEvent and AutoscalerLastEvent are the newest
+	// FailedScheduling from Karpenter and NotTriggerScaleUp from
+	// cluster-autoscaler, beside which the per-pool and per-group answers
+	// can be read.
+	KarpenterLastEvent  string `json:"karpenterLastEvent,omitempty"`
+	AutoscalerLastEvent string `json:"autoscalerLastEvent,omitempty"`
 	NodeGroups     []GroupVerdict   `json:"nodeGroups,omitempty"`
 	Fargate        []ProfileVerdict `json:"fargate,omitempty"`
 	// Fixes are the verified suggestions, smallest change first.
@@ -81,6 +89,12 @@ func Pod(s *cluster.State, pod *corev1.Pod, o Options) (*Report, error) {
 	}
 	if r.NodeGroups, err = autoscalerLayer(s, pod); err != nil {
 		return nil, err
+	}
+	if len(r.Karpenter) > 0 {
+		r.KarpenterLastEvent = lastEvent(s, pod, provisioner.Name, "FailedScheduling")
+	}
+	if len(r.NodeGroups) > 0 {
+		r.AutoscalerLastEvent = lastEvent(s, pod, autoscaler.Name, "NotTriggerScaleUp")
 	}
 	r.Fargate = fargateLayer(s, pod)
 	if !o.NoFixes && r.Scheduler != fargateScheduler {
@@ -192,10 +206,16 @@ func schedulerName(p *corev1.Pod) string {
 // lastFailedScheduling is the newest FailedScheduling message the pod's
 // own scheduler recorded (Karpenter records its own under that reason).
 func lastFailedScheduling(s *cluster.State, pod *corev1.Pod) string {
+	return lastEvent(s, pod, schedulerName(pod), "FailedScheduling")
+}
+
+// lastEvent is the newest message component recorded about the pod with
+// reason, "" when there is none.
+func lastEvent(s *cluster.State, pod *corev1.Pod, component, reason string) string {
 	msg := ""
 	for _, e := range s.Events {
-		if e.Reason == "FailedScheduling" && e.InvolvedObject.Kind == "Pod" && e.InvolvedObject.UID == pod.UID &&
-			e.Source.Component == schedulerName(pod) {
+		if e.Reason == reason && e.InvolvedObject.Kind == "Pod" && e.InvolvedObject.UID == pod.UID &&
+			e.Source.Component == component {
 			msg = e.Message
 		}
 	}
