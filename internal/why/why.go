@@ -37,16 +37,16 @@ type Report struct {
 	LastFailedScheduling string `json:"lastFailedScheduling,omitempty"`
 	// SchedulerLayer is kube-scheduler's view (nil for Fargate pods, which
 	// fargate-scheduler places).
-	SchedulerLayer *SchedulerLayer  `json:"scheduler,omitempty"`
-	Karpenter      []PoolVerdict    `json:"karpenter,omitempty"`
+	SchedulerLayer *SchedulerLayer `json:"scheduler,omitempty"`
+	Karpenter      []PoolVerdict   `json:"karpenter,omitempty"`
 	// KarpenterLastEvent and AutoscalerLastEvent are the newest
 	// FailedScheduling from Karpenter and NotTriggerScaleUp from
 	// cluster-autoscaler, beside which the per-pool and per-group answers
 	// can be read.
-	KarpenterLastEvent  string `json:"karpenterLastEvent,omitempty"`
-	AutoscalerLastEvent string `json:"autoscalerLastEvent,omitempty"`
-	NodeGroups     []GroupVerdict   `json:"nodeGroups,omitempty"`
-	Fargate        []ProfileVerdict `json:"fargate,omitempty"`
+	KarpenterLastEvent  string           `json:"karpenterLastEvent,omitempty"`
+	AutoscalerLastEvent string           `json:"autoscalerLastEvent,omitempty"`
+	NodeGroups          []GroupVerdict   `json:"nodeGroups,omitempty"`
+	Fargate             []ProfileVerdict `json:"fargate,omitempty"`
 	// Fixes are the verified suggestions, smallest change first.
 	Fixes []Fix `json:"fixes,omitempty"`
 	// AlsoPending names the other pending pods of the same workload that
