@@ -48,7 +48,7 @@ var setups = map[string]struct {
 	version string
 	steps   []string
 }{
-	"seed000": {"", []string{"examples/graviton/cluster.yaml", "examples/graviton/base", "examples/graviton/nodeselector-wo-toleration"}},
+	"seed000":    {"", []string{"examples/graviton/cluster.yaml", "examples/graviton/base", "examples/graviton/nodeselector-wo-toleration"}},
 	"seed002-ca": {"1.30", []string{"examples/roles/cluster.yaml", "examples/roles/workloads.yaml", "examples/roles/cluster-autoscaler.yaml"}},
 	"statefulset": {"", []string{"examples/statefulset-zones/cluster.yaml", "examples/statefulset-zones/storageclass.yaml",
 		"examples/statefulset-zones/statefulset.yaml"}},
