@@ -35,8 +35,8 @@ type Fix struct {
 // every placement rule the author wrote and only admits tainted nodes;
 // raising a capacity limit changes no workload; dropping a rule loses
 // intent; lowering requests changes what the workload gets (docs/why.md).
-var kindRank = map[string]int{"toleration": 0, "nodepool-limit": 1, "group-max": 1, "topology-spread": 2,
-	"pod-affinity": 2, "node-affinity": 3, "node-selector": 3, "requests": 4}
+var kindRank = map[string]int{"toleration": 0, "nodepool-limit": 1, "group-max": 1, "relax-node-affinity": 2,
+	"topology-spread": 3, "pod-affinity": 3, "node-affinity": 4, "node-selector": 4, "requests": 5}
 
 // candidate is a change to try: a modified pod, or a capacity edit.
 type candidate struct {
@@ -53,6 +53,7 @@ type candidate struct {
 func fixes(s *cluster.State, pod *corev1.Pod, r *Report) ([]Fix, error) {
 	var cands []candidate
 	cands = append(cands, tolerationCandidates(s, pod, r)...)
+	cands = append(cands, relaxCandidates(s, pod, r)...)
 	cands = append(cands, ruleCandidates(pod)...)
 	cands = append(cands, requestCandidates(pod, r)...)
 	limits, err := limitCandidates(s, pod, r)
@@ -321,6 +322,51 @@ func ruleCandidates(pod *corev1.Pod) []candidate {
 		p.Spec.TopologySpreadConstraints[i].WhenUnsatisfiable = corev1.ScheduleAnyway
 		out = append(out, candidate{pod: p, fix: Fix{Kind: "topology-spread", Size: 1,
 			Change: fmt.Sprintf("make topology spread on %s soft (whenUnsatisfiable: ScheduleAnyway)", c.TopologyKey)}})
+	}
+	return out
+}
+
+// relaxCandidates widen a required node-affinity In expression by one
+// value: a value of that label on a node whose only rejection is the
+// pod's node affinity (the pod still keeps its other rules).
+func relaxCandidates(s *cluster.State, pod *corev1.Pod, r *Report) []candidate {
+	a := pod.Spec.Affinity
+	if r.SchedulerLayer == nil || a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	var nodes []*corev1.Node
+	for _, g := range r.SchedulerLayer.Groups {
+		if len(g.Verdicts) != 1 || g.Verdicts[0].Plugin != "NodeAffinity" {
+			continue
+		}
+		for _, name := range g.Nodes {
+			if n := s.Nodes[name]; n != nil {
+				nodes = append(nodes, n)
+			}
+		}
+	}
+	var out []candidate
+	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	for i, term := range terms {
+		for j, e := range term.MatchExpressions {
+			if e.Operator != corev1.NodeSelectorOpIn {
+				continue
+			}
+			var values []string
+			for _, n := range nodes {
+				if v, ok := n.Labels[e.Key]; ok {
+					values = addDistinct(values, v)
+				}
+			}
+			sort.Strings(values)
+			for _, v := range values {
+				p := pod.DeepCopy()
+				ex := &p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[i].MatchExpressions[j]
+				ex.Values = append(ex.Values, v)
+				out = append(out, candidate{pod: p, fix: Fix{Kind: "relax-node-affinity", Size: 1,
+					Change: fmt.Sprintf("allow %s=%s in required node affinity (%s In [%s])", e.Key, v, e.Key, strings.Join(ex.Values, ", "))}})
+			}
+		}
 	}
 	return out
 }
