@@ -10,8 +10,14 @@ import (
 )
 
 // maxListed is how many distinct node groups, types or zones a line
-// names before it only counts them.
-const maxListed = 4
+// names before it only counts them; maxNodesListed and maxPodsListed cap
+// the per-node capacity lines and the other pending pods in text (the
+// json and yaml reports keep them all).
+const (
+	maxListed      = 4
+	maxNodesListed = 10
+	maxPodsListed  = 10
+)
 
 // Render writes the reports as text.
 func Render(w io.Writer, reports []*Report) {
@@ -30,7 +36,12 @@ func render(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "Pod %s is %s (%s).\n", r.Pod, r.Phase, r.Scheduler)
 	}
 	if len(r.AlsoPending) > 0 {
-		fmt.Fprintf(w, "Also pending with the same spec: %s.\n", strings.Join(r.AlsoPending, ", "))
+		names := r.AlsoPending
+		more := ""
+		if len(names) > maxPodsListed {
+			names, more = names[:maxPodsListed], fmt.Sprintf(" and %d more", len(r.AlsoPending)-maxPodsListed)
+		}
+		fmt.Fprintf(w, "Also pending with the same spec: %s%s.\n", strings.Join(names, ", "), more)
 	}
 	if r.LastFailedScheduling != "" {
 		fmt.Fprintf(w, "Last FailedScheduling: %s\n", r.LastFailedScheduling)
@@ -122,8 +133,12 @@ func renderScheduler(w io.Writer, r *Report, l *SchedulerLayer) {
 		}
 	}
 	if len(l.NotEnoughCapacityIn) > 0 {
-		fmt.Fprintf(w, "\nNot enough capacity in %s: the nodes that pass every other filter are full.\n", strings.Join(l.NotEnoughCapacityIn, ", "))
-		for _, nc := range l.Capacity {
+		fmt.Fprintf(w, "\nNot enough capacity in %s: the nodes that pass every other filter are full (closest to fitting first).\n", strings.Join(l.NotEnoughCapacityIn, ", "))
+		for i, nc := range l.Capacity {
+			if i == maxNodesListed {
+				fmt.Fprintf(w, "  and %d more nodes, none closer to fitting\n", len(l.Capacity)-maxNodesListed)
+				break
+			}
 			var parts []string
 			for _, rn := range nc.Resources {
 				name := corev1.ResourceName(rn.Resource)

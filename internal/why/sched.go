@@ -157,6 +157,9 @@ func schedulerLayer(s *cluster.State, pod *corev1.Pod) (*SchedulerLayer, error) 
 		layer.Capacity = append(layer.Capacity, nc)
 	}
 	sort.Strings(layer.NotEnoughCapacityIn)
+	// Closest to fitting first: by the largest share of the request the
+	// node could give over the short resources, then node-tree order.
+	sort.SliceStable(layer.Capacity, func(i, j int) bool { return room(layer.Capacity[i]) > room(layer.Capacity[j]) })
 
 	diag := sim.Schedule(p)
 	layer.Message = diag.Message
@@ -242,4 +245,20 @@ func addDistinct(list []string, v string) []string {
 		}
 	}
 	return append(list, v)
+}
+
+// room is the smallest share (in thousandths) of the pod's request the
+// node has free over its short resources.
+func room(nc NodeCapacity) int64 {
+	best := int64(1000)
+	for _, r := range nc.Resources {
+		share := int64(0)
+		if free := r.Allocatable - r.Used; free > 0 && r.Requested > 0 {
+			share = free * 1000 / r.Requested
+		}
+		if share < best {
+			best = share
+		}
+	}
+	return best
 }
