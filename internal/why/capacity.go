@@ -191,19 +191,14 @@ const shownNearest = 3
 // pod's requests: by the smallest share of the request met over the
 // resources the pod asks for, with their allocatable.
 func nearestTypes(s *cluster.State, p *pools.Pool, pod *corev1.Pod) []string {
-	pools.NewCatalog().Resolve(s, []*pools.Pool{p})
 	req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 	names := cluster.SortedKeys(req)
 	type scored struct {
 		it    *instancetype.InstanceType
 		share float64
 	}
-	poolReqs := scheduling.NewNodeSelectorRequirementsWithMinValues(p.Solver.Requirements...)
 	var list []scored
-	for _, it := range p.Solver.InstanceTypes {
-		if it.Requirements.Intersects(poolReqs) != nil {
-			continue
-		}
+	for _, it := range poolTypes(s, p) {
 		alloc := it.Allocatable()
 		share := math.Inf(1)
 		for _, rn := range names {
@@ -236,6 +231,19 @@ func nearestTypes(s *cluster.State, p *pools.Pool, pod *corev1.Pod) []string {
 			parts = append(parts, fmt.Sprintf("%s %s", rn, q.String()))
 		}
 		out = append(out, fmt.Sprintf("%s (allocatable %s)", sc.it.Name, strings.Join(parts, ", ")))
+	}
+	return out
+}
+
+// poolTypes are the instance types the pool's requirements allow.
+func poolTypes(s *cluster.State, p *pools.Pool) []*instancetype.InstanceType {
+	pools.NewCatalog().Resolve(s, []*pools.Pool{p})
+	poolReqs := scheduling.NewNodeSelectorRequirementsWithMinValues(p.Solver.Requirements...)
+	var out []*instancetype.InstanceType
+	for _, it := range p.Solver.InstanceTypes {
+		if it.Requirements.Intersects(poolReqs) == nil {
+			out = append(out, it)
+		}
 	}
 	return out
 }

@@ -61,6 +61,11 @@ func fixes(s *cluster.State, pod *corev1.Pod, r *Report) ([]Fix, error) {
 		return nil, err
 	}
 	cands = append(cands, limits...)
+	shrunk, err := shrinkCandidates(s, pod, r)
+	if err != nil {
+		return nil, err
+	}
+	cands = append(cands, shrunk...)
 	maxes, err := maxSizeCandidates(s, pod, r)
 	if err != nil {
 		return nil, err

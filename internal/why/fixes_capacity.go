@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/berth-sim/berth/internal/autoscaler/config"
 	autoscaler "github.com/berth-sim/berth/internal/autoscaler/controller"
@@ -128,4 +129,96 @@ func smallest(its instancetype.InstanceTypes, limits corev1.ResourceList) *insta
 		}
 	}
 	return best
+}
+
+// shrinkSteps is how many halvings the search for the largest request a
+// pool can launch for takes (a precision of 1/4096 of the request).
+const shrinkSteps = 12
+
+// shrinkCandidates lower the requests of a pod larger than every instance
+// type a pool allows: the short resources (those above every type's
+// allocatable) are cut together, by the smallest cut at which that pool
+// alone would launch a NodeClaim for the pod, found by halving on the
+// provisioning solve ("lower requests to fit the largest node" for nodes
+// that do not exist yet).
+func shrinkCandidates(s *cluster.State, pod *corev1.Pod, r *Report) ([]candidate, error) {
+	var out []candidate
+	for _, v := range r.Karpenter {
+		if len(v.Nearest) == 0 {
+			continue
+		}
+		var pool *pools.Pool
+		for _, p := range pools.List(s) {
+			if p.Name == v.Pool {
+				pool = p
+			}
+		}
+		if pool == nil {
+			continue
+		}
+		req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		largest := corev1.ResourceList{}
+		for _, it := range poolTypes(s, pool) {
+			for rn, q := range it.Allocatable() {
+				if cur, ok := largest[rn]; !ok || q.Cmp(cur) > 0 {
+					largest[rn] = q
+				}
+			}
+		}
+		var short []corev1.ResourceName
+		for _, rn := range cluster.SortedKeys(req) {
+			if rn != corev1.ResourceCPU && rn != corev1.ResourceMemory {
+				continue
+			}
+			if q := req[rn]; q.Cmp(largest[rn]) > 0 {
+				short = append(short, rn)
+			}
+		}
+		if len(short) == 0 {
+			continue
+		}
+		scaled := func(f float64) (*corev1.Pod, []string) {
+			p := pod.DeepCopy()
+			var texts []string
+			for _, rn := range short {
+				q := req[rn]
+				had := q.Value()
+				if rn == corev1.ResourceCPU {
+					had = q.MilliValue()
+				}
+				want := int64(float64(had) * f)
+				scaleRequests(p, rn, want, had)
+				texts = append(texts, fmt.Sprintf("%s %s (from %s)", rn, quantity(rn, want), quantity(rn, had)))
+			}
+			return p, texts
+		}
+		launches := func(p *corev1.Pod) (bool, error) {
+			res, err := solveAlone(s, p, pool.Name, nil)
+			if err != nil || res == nil {
+				return false, err
+			}
+			return len(res.NewNodeClaims) > 0 && res.PodErrors[cluster.Key(p.Namespace, p.Name)] == nil, nil
+		}
+		lo, hi := 0.0, 1.0
+		for i := 0; i < shrinkSteps; i++ {
+			mid := (lo + hi) / 2
+			p, _ := scaled(mid)
+			ok, err := launches(p)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		if lo == 0 {
+			continue
+		}
+		p, texts := scaled(lo)
+		out = append(out, candidate{pod: p, fix: Fix{Kind: "requests", Size: max(int(100-lo*100), 1),
+			Change: "lower requests to " + strings.Join(texts, ", ")}})
+	}
+	return out, nil
 }
