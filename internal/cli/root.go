@@ -87,6 +87,7 @@ semantics, and shows the result the way kubectl would.`,
 	root.AddCommand(nodeOpCommands(g)...)
 	root.AddCommand(newKarpenterCmd(g))
 	root.AddCommand(newCostCmd(g))
+	root.AddCommand(newWhyCmd(g))
 	return root
 }
 

@@ -265,3 +265,21 @@ func (sim *Simulation) Advance(s *cluster.State) {
 // it after each write, so that later simulations see the cache upstream's
 // would hold.
 func (sc *Scheduler) Resync(s *cluster.State) { sc.order.sync(s) }
+
+// NodeInfo returns a copy of the named node's scheduling view (its
+// allocatable, the requests of the pods on it), nil when there is no such
+// node; `berth why` prints the numbers behind an Insufficient reason.
+func (sim *Simulation) NodeInfo(node string) *framework.NodeInfo {
+	sim.snapshot()
+	ni := sim.sc.handle.snap.byName[node]
+	if ni == nil {
+		return nil
+	}
+	return ni.Clone()
+}
+
+// PodRequests is the pod's effective request as the scheduler counts it
+// (docs/scheduler.md#requests).
+func (sim *Simulation) PodRequests(pod *v1.Pod) framework.Resource {
+	return sim.podInfo(pod).Requests
+}
