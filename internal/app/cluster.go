@@ -40,11 +40,13 @@ func applyClusterConfig(s *cluster.State, cc *eksctl.ClusterConfig, src manifest
 		existing := findGroup(s.NodeGroups, ng.Name)
 		if existing != nil {
 			ng.Source = existing.Source
+			ng.CreatedAt = existing.CreatedAt
 			if !reflect.DeepEqual(*existing, ng) {
 				return "", fmt.Errorf("%s: node group %q: changing an existing node group is not modelled yet; run `berth reset` to recreate the cluster", src, ng.Name)
 			}
 			continue
 		}
+		ng.CreatedAt = s.Now
 		s.NodeGroups = append(s.NodeGroups, ng)
 		if _, err := nodegroups.CreateNodes(s, ng); err != nil {
 			return "", err
