@@ -42,11 +42,12 @@ func autoscalerCell(g *controller.NodeGroup) string {
 
 // describeNodeGroup prints the group, its ASG, its template (labels and
 // taints), its sizes, and what cluster-autoscaler knows of it; the events
-// are cluster-autoscaler's that name the group's ASG.
+// are those cluster-autoscaler records on its status ConfigMap that name
+// the group's ASG (scale-ups, failures, timeouts, scale-downs).
 func describeNodeGroup(s *cluster.State, g *controller.NodeGroup) string {
 	var events []*corev1.Event
 	for _, e := range s.Events {
-		if e.Source.Component == controller.Name && strings.Contains(e.Message, g.Spec.AutoScalingGroupName) {
+		if e.Source.Component == controller.Name && e.InvolvedObject.Kind == "ConfigMap" && strings.Contains(e.Message, g.Spec.AutoScalingGroupName) {
 			events = append(events, e)
 		}
 	}
