@@ -69,6 +69,7 @@ func runOnce(s *cluster.State, d *appsv1.Deployment, opts config.Options) error 
 		}
 		return nil
 	}
+	l.dropFailedLaunches()
 	if err := l.scaleUp(); err != nil {
 		return err
 	}

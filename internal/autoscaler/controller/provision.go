@@ -191,9 +191,11 @@ func backedOff(s *cluster.State, asg string) (cluster.GroupBackoff, bool) {
 //  4. instances the ASG failed to launch are reported once (ScaleUpFailed)
 //     while the group is scaling up, and back the group off;
 //  5. instances unregistered for longer than --max-node-provision-time are
-//     terminated (DeleteUnregistered), down to the group's min size;
-//  6. the failed launches are dropped and the desired capacity lowered to
-//     the instances that exist.
+//     terminated (DeleteUnregistered), down to the group's min size.
+//
+// The failed launches are dropped later, once the cluster is found healthy
+// (dropFailedLaunches), as cluster-autoscaler deletes nodes with create
+// errors only then.
 func (l *loop) updateInstances() {
 	s, as := l.s, &l.s.Autoscaler
 	for i := range as.Launching {
@@ -215,7 +217,6 @@ func (l *loop) updateInstances() {
 	for _, g := range l.groups {
 		l.removeLongUnregistered(g)
 	}
-	l.dropFailedLaunches()
 }
 
 // upcoming counts the group's instances still expected to register.
