@@ -20,14 +20,15 @@ type AutoscalerState struct {
 	LastScaleUp          time.Time `json:"lastScaleUp,omitempty"`
 	LastScaleDown        time.Time `json:"lastScaleDown,omitempty"`
 	LastScaleDownFailure time.Time `json:"lastScaleDownFailure,omitempty"`
-	// ScaleUpRequests are, by node group, the scale-ups still waiting
-	// for their nodes (for --max-node-provision-time).
+	// ScaleUpRequests are, by ASG name, the scale-ups still waiting for
+	// their nodes (for --max-node-provision-time).
 	ScaleUpRequests map[string]ScaleUpRequest `json:"scaleUpRequests,omitempty"`
 	// Backoff is, by ASG name, the group's scale-up backoff after a failed
 	// scale-up (docs/cluster-autoscaler.md#failed-scale-ups-and-backoff).
 	Backoff map[string]GroupBackoff `json:"backoff,omitempty"`
-	// LastGroupScaleUp and LastGroupScaleDown are, by ASG name, the last
-	// time cluster-autoscaler grew or shrank the group (describe nodegroup).
+	// LastGroupScaleUp and LastGroupScaleDown are, by eksctl node group
+	// name, the last time cluster-autoscaler grew or shrank the group
+	// (describe nodegroup; apply lets CA own the desired capacity then).
 	LastGroupScaleUp   map[string]time.Time `json:"lastGroupScaleUp,omitempty"`
 	LastGroupScaleDown map[string]time.Time `json:"lastGroupScaleDown,omitempty"`
 	// Status is the last status cluster-autoscaler wrote, kept so that each
