@@ -40,11 +40,19 @@ func applyClusterConfig(s *cluster.State, cc *eksctl.ClusterConfig, src manifest
 		existing := findGroup(s.NodeGroups, ng.Name)
 		if existing != nil {
 			ng.Source = existing.Source
+			ng.CreatedAt = existing.CreatedAt
+			if resizedByAutoscaler(s, ng.Name) {
+				// cluster-autoscaler owns the desired capacity once it
+				// resized the group, as on EKS; re-applying the same
+				// ClusterConfig is no change (docs/cluster-autoscaler.md#node-groups).
+				ng.DesiredSize = existing.DesiredSize
+			}
 			if !reflect.DeepEqual(*existing, ng) {
 				return "", fmt.Errorf("%s: node group %q: changing an existing node group is not modelled yet; run `berth reset` to recreate the cluster", src, ng.Name)
 			}
 			continue
 		}
+		ng.CreatedAt = s.Now
 		s.NodeGroups = append(s.NodeGroups, ng)
 		if _, err := nodegroups.CreateNodes(s, ng); err != nil {
 			return "", err
@@ -109,4 +117,12 @@ func podServiceAccount(obj runtime.Object) string {
 		return o.Spec.Template.Spec.ServiceAccountName
 	}
 	return ""
+}
+
+// resizedByAutoscaler reports whether cluster-autoscaler changed the
+// group's desired capacity.
+func resizedByAutoscaler(s *cluster.State, group string) bool {
+	_, up := s.Autoscaler.LastGroupScaleUp[group]
+	_, down := s.Autoscaler.LastGroupScaleDown[group]
+	return up || down
 }

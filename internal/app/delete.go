@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/berth-sim/berth/internal/autoscaler/controller"
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/eksctl"
 	"github.com/berth-sim/berth/internal/view"
@@ -60,6 +61,11 @@ func (a *App) Delete(r DeleteRequest) error {
 		return nil
 	}
 	for _, t := range targets {
+		if t.res.GVK().GroupKind() == controller.NodeGroupGVK.GroupKind() {
+			// Node groups are views of the ClusterConfig's groups
+			// (docs/cluster-autoscaler.md#node-group-views).
+			return fmt.Errorf("%snode group %q: deleting a node group is not modelled yet; node groups come from the ClusterConfig (run `berth reset` to recreate the cluster)", t.errPrefix(), t.meta.GetName())
+		}
 		if t.res.GVK().Kind == "Namespace" && immortalNamespaces[t.meta.GetName()] {
 			// kubectl deletes the others and reports this one; berth's
 			// commands change nothing when any part fails.

@@ -64,6 +64,8 @@ type NodeGroup struct {
 	AutoScaler       bool              `json:"autoScaler,omitempty"`
 	// Source names the file and document the group came from, for errors.
 	Source string `json:"source,omitempty"`
+	// CreatedAt is when the group was created (berth get nodegroups' AGE).
+	CreatedAt time.Time `json:"createdAt,omitempty"`
 }
 
 // State is the whole simulated cluster. Object maps are keyed by Key (for

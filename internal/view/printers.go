@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/berth-sim/berth/internal/autoscaler/controller"
 	"github.com/berth-sim/berth/internal/cluster"
 )
 
@@ -78,6 +79,8 @@ var builtins = map[schema.GroupKind]builtin{
 			return fargateProfileRows(s, obj.(*cluster.FargateProfile))
 		},
 		describe: describeOf(describeFargateProfile)},
+	controller.NodeGroupGVK.GroupKind(): {columns: nodeGroupColumns, row: rowOf(nodeGroupRow),
+		describe: describeOf(describeNodeGroup)},
 }
 
 // printerFor returns the kind's built-in printer, or the generic one built

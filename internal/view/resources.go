@@ -8,13 +8,15 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/berth-sim/berth/internal/autoscaler/controller"
 	"github.com/berth-sim/berth/internal/cluster"
 )
 
 // kinds is what get, describe, rollout and delete resolve resource names
 // against: the kinds the API serves. It is a variable so that tests can
-// serve extra kinds.
-var kinds = cluster.ServedKinds()
+// serve extra kinds. Node groups are served read-only, computed from the
+// state (docs/cluster-autoscaler.md#node-group-views).
+var kinds = append(cluster.ServedKinds()[:len(cluster.ServedKinds()):len(cluster.ServedKinds())], controller.NodeGroupKind)
 
 // resolveKind maps a user-typed resource name (plural, singular, short
 // name, optionally with its group) to a kind, with kubectl's error.

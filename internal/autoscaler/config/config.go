@@ -46,6 +46,10 @@ type Options struct {
 	ScaleUpFromZero              bool
 	InitialBackoff, MaxBackoff   time.Duration
 	BackoffResetTimeout          time.Duration
+	// MaxTotalUnreadyPercentage and OkTotalUnreadyCount decide when the
+	// cluster (or a group) is unhealthy in the status ConfigMap.
+	MaxTotalUnreadyPercentage float64
+	OkTotalUnreadyCount       int
 
 	ScaleDownEnabled                  bool
 	ScaleDownUtilizationThreshold     float64
@@ -112,6 +116,8 @@ func Defaults() Options {
 		MemoryMaxGiB:                      6400000,
 		ExpendablePodsPriorityCutoff:      -10,
 		ScaleUpFromZero:                   true,
+		MaxTotalUnreadyPercentage:         45,
+		OkTotalUnreadyCount:               3,
 		InitialBackoff:                    5 * time.Minute,
 		MaxBackoff:                        30 * time.Minute,
 		BackoffResetTimeout:               3 * time.Hour,
@@ -228,6 +234,8 @@ var modelled = map[string]setter{
 	"memory-difference-ratio":                floatFlag(func(o *Options) *float64 { return &o.MemoryDifferenceRatio }),
 	"max-allocatable-difference-ratio":       floatFlag(func(o *Options) *float64 { return &o.MaxAllocatableDifference }),
 	"max-free-difference-ratio":              floatFlag(func(o *Options) *float64 { return &o.MaxFreeDifference }),
+	"max-total-unready-percentage":           floatFlag(func(o *Options) *float64 { return &o.MaxTotalUnreadyPercentage }),
+	"ok-total-unready-count":                 intFlag(func(o *Options) *int { return &o.OkTotalUnreadyCount }),
 	"max-nodes-total":                        intFlag(func(o *Options) *int { return &o.MaxNodesTotal }),
 	"max-nodes-per-scaleup":                  intFlag(func(o *Options) *int { return &o.MaxNodesPerScaleUp }),
 	"expendable-pods-priority-cutoff":        intFlag(func(o *Options) *int { return &o.ExpendablePodsPriorityCutoff }),

@@ -27,6 +27,16 @@ func TestParse(t *testing.T) {
 		{name: "nodes", args: []string{"--nodes=1:5:eks-scaler"}, check: func(o Options) bool {
 			return len(o.NodeGroups) == 1 && o.NodeGroups[0] == NodeGroupSpec{Min: 1, Max: 5, Name: "eks-scaler"}
 		}},
+		{name: "health limits", args: []string{"--ok-total-unready-count=0", "--max-total-unready-percentage=10"},
+			check: func(o Options) bool { return o.OkTotalUnreadyCount == 0 && o.MaxTotalUnreadyPercentage == 10 }},
+		{name: "health limit defaults", args: nil,
+			check: func(o Options) bool { return o.OkTotalUnreadyCount == 3 && o.MaxTotalUnreadyPercentage == 45 }},
+		{name: "provision and backoff", args: []string{"--max-node-provision-time=20s", "--new-pod-scale-up-delay=30s",
+			"--initial-node-group-backoff-duration=1m", "--max-node-group-backoff-duration=8m"},
+			check: func(o Options) bool {
+				return o.MaxNodeProvisionTime == 20*time.Second && o.NewPodScaleUpDelay == 30*time.Second &&
+					o.InitialBackoff == time.Minute && o.MaxBackoff == 8*time.Minute
+			}},
 		{name: "chain", args: []string{"--expander=priority,least-waste"}, check: func(o Options) bool { return len(o.Expanders) == 2 }},
 		{name: "unknown flag", args: []string{"--scale-down-enable=false"}, wantErr: "flag --scale-down-enable: unknown flag"},
 		{name: "bad duration", args: []string{"--scan-interval=ten"}, wantErr: "flag --scan-interval: invalid duration"},

@@ -168,6 +168,10 @@ func (c *Controller) syncInstances(s *cluster.State) bool {
 	changed := false
 	var keep []cluster.ASGInstance
 	for _, inst := range as.Launching {
+		if inst.Failed {
+			keep = append(keep, inst)
+			continue
+		}
 		if s.Now.Before(inst.ReadyAt) {
 			keep = append(keep, inst)
 			s.AddTimer(cluster.Timer{At: inst.ReadyAt, Owner: Name, Settling: true})
@@ -180,6 +184,10 @@ func (c *Controller) syncInstances(s *cluster.State) bool {
 		}
 		one := *ng
 		one.DesiredSize = len(nodegroups.GroupNodes(s, ng.Name)) + 1
+		if inst.Zone != "" {
+			// The ASG chose the zone at launch (launch in provision.go).
+			one.Zones = []string{inst.Zone}
+		}
 		if _, err := nodegroups.CreateNodes(s, one); err != nil {
 			s.Record(source, regardingStatus(s), corev1.EventTypeWarning, "FailedToScaleUpGroup",
 				"Scale-up failed for group "+inst.NodeGroup+": "+err.Error())
@@ -197,24 +205,4 @@ func findGroup(s *cluster.State, name string) *cluster.NodeGroup {
 		}
 	}
 	return nil
-}
-
-// launch starts n instances of the group.
-func launch(s *cluster.State, ng *cluster.NodeGroup, n int) {
-	for i := 0; i < n; i++ {
-		at := s.Now.Add(BootDelay)
-		s.Autoscaler.Launching = append(s.Autoscaler.Launching, cluster.ASGInstance{NodeGroup: ng.Name, ReadyAt: at})
-		s.AddTimer(cluster.Timer{At: at, Owner: Name, Settling: true})
-	}
-}
-
-// launching counts the group's instances still booting.
-func launching(s *cluster.State, group string) int {
-	n := 0
-	for _, inst := range s.Autoscaler.Launching {
-		if inst.NodeGroup == group {
-			n++
-		}
-	}
-	return n
 }

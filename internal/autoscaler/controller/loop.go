@@ -48,8 +48,6 @@ type loop struct {
 	opts   config.Options
 	groups []nodegroups.Group
 	scaled bool
-	// candidates is the number of unneeded nodes, for the status.
-	candidates int
 }
 
 func runOnce(s *cluster.State, d *appsv1.Deployment, opts config.Options) error {
@@ -61,6 +59,17 @@ func runOnce(s *cluster.State, d *appsv1.Deployment, opts config.Options) error 
 		}
 	}
 	l := &loop{s: s, d: d, opts: opts, groups: groups}
+	l.updateInstances()
+	if !l.clusterHealthy() {
+		// cluster-autoscaler stops here while too many nodes are unready.
+		s.Record(source, regardingStatus(s), corev1.EventTypeWarning, "ClusterUnhealthy", "Cluster is unhealthy")
+		s.Autoscaler.Unneeded = nil
+		if opts.WriteStatusConfigMap {
+			writeStatus(l)
+		}
+		return nil
+	}
+	l.dropFailedLaunches()
 	if err := l.scaleUp(); err != nil {
 		return err
 	}
@@ -80,7 +89,7 @@ func (l *loop) ngOf(g nodegroups.Group) *cluster.NodeGroup { return findGroup(l.
 
 func (l *loop) scaleUp() error {
 	s := l.s
-	pending := pendingPods(s)
+	pending := oldEnough(s, pendingPods(s), l.opts.NewPodScaleUpDelay)
 	judged := map[string]bool{}
 	for _, p := range pending {
 		judged[string(p.UID)] = true
@@ -98,7 +107,7 @@ func (l *loop) scaleUp() error {
 		if err == nil && (tmpl.FromNode != "" || l.opts.ScaleUpFromZero) {
 			sg.Template, sg.TemplatePods = tmpl.Node, tmpl.Pods
 		}
-		if until, ok := s.Autoscaler.Backoff[g.Name]; ok && s.Now.Before(until) {
+		if _, ok := backedOff(s, g.Name); ok {
 			sg.Backoff = true
 		}
 		groups = append(groups, sg)
@@ -125,10 +134,12 @@ func (l *loop) scaleUp() error {
 				ng = l.ngOf(g)
 			}
 		}
+		registerScaleUp(s, inc.Group, inc.To-inc.From)
+		noteActivity(&s.Autoscaler.LastGroupScaleUp, ng.Name, s.Now)
 		s.Record(source, regardingStatus(s), corev1.EventTypeNormal, "ScaledUpGroup",
 			fmt.Sprintf("Scale-up: setting group %s size to %d instead of %d (max: %d)", inc.Group, inc.To, inc.From, inc.Max))
 		ng.DesiredSize = inc.To
-		launch(s, ng, inc.To-inc.From)
+		launch(s, inc.Group, ng, inc.To-inc.From)
 	}
 	msg := scaleup.TriggeredMessage(res.Increases)
 	for _, p := range res.Triggered {
@@ -176,7 +187,6 @@ func (l *loop) scaleDown() error {
 	if err != nil {
 		return err
 	}
-	l.candidates = len(cands)
 	since := map[string]time.Time{}
 	var due []scaledown.Candidate
 	for _, c := range cands {
@@ -328,10 +338,19 @@ func (c *Controller) finishDeletions(s *cluster.State) bool {
 		}
 		if ng := findGroup(s, del.NodeGroup); ng != nil && ng.DesiredSize > 0 {
 			ng.DesiredSize--
+			noteActivity(&as.LastGroupScaleDown, ng.Name, s.Now)
 		}
 		delete(as.Deleting, name)
 		as.LastScaleDown = s.Now
 		changed = true
 	}
 	return changed
+}
+
+// noteActivity records when a group last changed size.
+func noteActivity(m *map[string]time.Time, group string, at time.Time) {
+	if *m == nil {
+		*m = map[string]time.Time{}
+	}
+	(*m)[group] = at
 }
