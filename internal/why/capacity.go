@@ -256,28 +256,7 @@ func caGroups(s *cluster.State) ([]scaleup.Group, bool, error) {
 		return nil, false, err
 	}
 	found, _ := nodegroups.Discover(s, opts)
-	var out []scaleup.Group
-	for i, g := range found {
-		var ng *cluster.NodeGroup
-		for j := range s.NodeGroups {
-			if s.NodeGroups[j].Name == g.NodeGroup {
-				ng = &s.NodeGroups[j]
-			}
-		}
-		if ng == nil {
-			continue
-		}
-		sg := scaleup.Group{Name: g.Name, MinSize: g.MinSize, MaxSize: g.MaxSize, Target: ng.DesiredSize,
-			Registered: len(g.Nodes(s))}
-		if tmpl, err := nodegroups.TemplateFor(s, g, i); err == nil && (tmpl.FromNode != "" || opts.ScaleUpFromZero) {
-			sg.Template, sg.TemplatePods = tmpl.Node, tmpl.Pods
-		}
-		if until, ok := s.Autoscaler.Backoff[g.Name]; ok && s.Now.Before(until) {
-			sg.Backoff = true
-		}
-		out = append(out, sg)
-	}
-	return out, true, nil
+	return autoscaler.PlanGroups(s, found, opts), true, nil
 }
 
 // autoscalerLayer asks cluster-autoscaler's planner about the pod with

@@ -84,6 +84,30 @@ func runOnce(s *cluster.State, d *appsv1.Deployment, opts config.Options) error 
 	return nil
 }
 
+// PlanGroups is the scale-up planner's view of the discovered groups:
+// sizes, template and backoff, as the loop builds it each scan
+// (docs/cluster-autoscaler.md#scale-up). berth why asks through it too.
+func PlanGroups(s *cluster.State, found []nodegroups.Group, opts config.Options) []scaleup.Group {
+	var groups []scaleup.Group
+	for i, g := range found {
+		ng := findGroup(s, g.NodeGroup)
+		if ng == nil {
+			continue
+		}
+		tmpl, err := nodegroups.TemplateFor(s, g, i)
+		sg := scaleup.Group{Name: g.Name, MinSize: g.MinSize, MaxSize: g.MaxSize, Target: ng.DesiredSize,
+			Registered: registered(s, g)}
+		if err == nil && (tmpl.FromNode != "" || opts.ScaleUpFromZero) {
+			sg.Template, sg.TemplatePods = tmpl.Node, tmpl.Pods
+		}
+		if _, ok := backedOff(s, g.Name); ok {
+			sg.Backoff = true
+		}
+		groups = append(groups, sg)
+	}
+	return groups
+}
+
 // ngOf returns the state's node group behind an ASG.
 func (l *loop) ngOf(g nodegroups.Group) *cluster.NodeGroup { return findGroup(l.s, g.NodeGroup) }
 
@@ -98,20 +122,7 @@ func (l *loop) scaleUp() error {
 	if len(pending) == 0 {
 		return nil
 	}
-	var groups []scaleup.Group
-	for i, g := range l.groups {
-		ng := l.ngOf(g)
-		tmpl, err := nodegroups.TemplateFor(s, g, i)
-		sg := scaleup.Group{Name: g.Name, MinSize: g.MinSize, MaxSize: g.MaxSize, Target: ng.DesiredSize,
-			Registered: registered(s, g)}
-		if err == nil && (tmpl.FromNode != "" || l.opts.ScaleUpFromZero) {
-			sg.Template, sg.TemplatePods = tmpl.Node, tmpl.Pods
-		}
-		if _, ok := backedOff(s, g.Name); ok {
-			sg.Backoff = true
-		}
-		groups = append(groups, sg)
-	}
+	groups := PlanGroups(s, l.groups, l.opts)
 	prios := ""
 	if cm := s.ConfigMaps[cluster.Key(l.opts.Namespace, PriorityConfigMap)]; cm != nil {
 		prios = cm.Data["priorities"]
