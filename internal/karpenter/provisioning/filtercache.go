@@ -29,16 +29,13 @@ const (
 	verdictOffering
 )
 
-// filterCache holds the answers per requirement set, and each type's
-// allocatable as integers for the resource check.
+// filterCache holds the answers per requirement set.
 type filterCache struct {
-	byReqs      map[string]map[*instancetype.InstanceType]typeVerdict
-	allocatable map[*instancetype.InstanceType]resourceVec
+	byReqs map[string]map[*instancetype.InstanceType]typeVerdict
 }
 
 func newFilterCache() *filterCache {
-	return &filterCache{byReqs: map[string]map[*instancetype.InstanceType]typeVerdict{},
-		allocatable: map[*instancetype.InstanceType]resourceVec{}}
+	return &filterCache{byReqs: map[string]map[*instancetype.InstanceType]typeVerdict{}}
 }
 
 // verdicts returns the answer table for a requirement set.
@@ -173,23 +170,6 @@ func exact(l corev1.ResourceList) bool {
 	return true
 }
 
-// fitsVec is fits over vectors.
-func fitsVec(c resourceVec, total resourceVec) bool {
-	if total.negative {
-		return false
-	}
-	if c.cpu > total.cpu || c.memory > total.memory || c.pods > total.pods || c.ephemeral > total.ephemeral {
-		return false
-	}
-	for name, q := range c.other {
-		t := total.other[name]
-		if q.Cmp(t) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // requestVec is a request list prepared for many fit checks; ok is false
 // when its integer form would not be exact.
 type requestVec struct {
@@ -203,27 +183,33 @@ func newRequestVec(l corev1.ResourceList) requestVec {
 }
 
 // fitsType is fits(requests, it.Allocatable()), on integers when both
-// sides allow it.
+// sides allow it. The type's integers are kept on the type itself
+// (instancetype.AllocatableInts): this runs for every candidate type of
+// every claim a pod is tried on, where a map lookup per type cost more than
+// the comparison.
 func (c *filterCache) fitsType(r requestVec, it *instancetype.InstanceType) bool {
 	if c != nil && r.ok {
-		if av, ok := c.allocatableOf(it); ok {
-			return fitsVec(r.vec, av)
+		if a := it.AllocatableInts(); a.Exact {
+			if a.Negative {
+				return false
+			}
+			v := r.vec
+			if v.cpu > a.CPUMilli || v.memory > a.Memory || v.pods > a.Pods || v.ephemeral > a.Ephemeral {
+				return false
+			}
+			if len(v.other) == 0 {
+				return true
+			}
+			alloc := it.Allocatable()
+			for name, q := range v.other {
+				if q.Cmp(alloc[name]) > 0 {
+					return false
+				}
+			}
+			return true
 		}
 	}
 	return fits(r.list, it.Allocatable())
-}
-
-func (c *filterCache) allocatableOf(it *instancetype.InstanceType) (resourceVec, bool) {
-	if v, ok := c.allocatable[it]; ok {
-		return v, true
-	}
-	alloc := it.Allocatable()
-	if !exact(alloc) {
-		return resourceVec{}, false
-	}
-	v := toVec(alloc)
-	c.allocatable[it] = v
-	return v, true
 }
 
 // ceilingOf is the per-resource maximum of the types' allocatable over
@@ -233,15 +219,15 @@ func (c *filterCache) allocatableOf(it *instancetype.InstanceType) (resourceVec,
 func (c *filterCache) ceilingOf(its instancetype.InstanceTypes) (resourceVec, bool) {
 	var out resourceVec
 	for _, it := range its {
-		v, ok := c.allocatableOf(it)
-		if !ok {
+		v := it.AllocatableInts()
+		if !v.Exact {
 			return resourceVec{}, false
 		}
-		if v.negative {
+		if v.Negative {
 			continue
 		}
-		out.cpu, out.memory = max(out.cpu, v.cpu), max(out.memory, v.memory)
-		out.pods, out.ephemeral = max(out.pods, v.pods), max(out.ephemeral, v.ephemeral)
+		out.cpu, out.memory = max(out.cpu, v.CPUMilli), max(out.memory, v.Memory)
+		out.pods, out.ephemeral = max(out.pods, v.Pods), max(out.ephemeral, v.Ephemeral)
 	}
 	return out, true
 }

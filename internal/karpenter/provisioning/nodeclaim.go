@@ -48,6 +48,10 @@ type nodeClaim struct {
 	// requestsVec is requests in integers, kept with them.
 	requestsVec requestVec
 	hostReg     hostCursor
+	// ownTypes says instanceTypes is this claim's own slice rather than
+	// the pool's shared list it started from, so an unchanged list may be
+	// kept as it is (the provisioner later sorts a claim's list in place).
+	ownTypes bool
 }
 
 // newNodeClaim starts a NodeClaim of the pool. daemonPorts is the pool's one
@@ -110,7 +114,7 @@ func (n *nodeClaim) canAdd(pod *corev1.Pod, data *podData, relaxMinValues bool) 
 		// The pod narrows nothing: every option still meets the
 		// requirements and has its offering, so only resources can drop
 		// one. When none fits, the full filter words the error.
-		if kept := n.cache.keepFitting(n.instanceTypes, total); len(kept) > 0 {
+		if kept := n.cache.keepFitting(n.instanceTypes, total, n.ownTypes); len(kept) > 0 {
 			return reqs, kept, nil
 		}
 	}
@@ -130,7 +134,9 @@ func (n *nodeClaim) canAdd(pod *corev1.Pod, data *podData, relaxMinValues bool) 
 // add places the pod with the outcome of canAdd.
 func (n *nodeClaim) add(pod *corev1.Pod, data *podData, reqs scheduling.Requirements, its instancetype.InstanceTypes) {
 	n.pods = append(n.pods, pod)
-	n.instanceTypes, n.ceilingOK = its, false
+	// canAdd's list is a fresh one or, when nothing was dropped, this
+	// claim's own.
+	n.instanceTypes, n.ceilingOK, n.ownTypes = its, false, true
 	n.requests = merge(n.requests, data.requests)
 	n.requestsVec = newRequestVec(n.requests)
 	n.requirements = reqs
@@ -227,11 +233,25 @@ func (c *filterCache) filterInstanceTypes(its instancetype.InstanceTypes, reqs s
 	return remaining, unsatisfiable, nil
 }
 
-// keepFitting keeps the instance types whose allocatable holds total.
-func (c *filterCache) keepFitting(its instancetype.InstanceTypes, total corev1.ResourceList) instancetype.InstanceTypes {
-	var out instancetype.InstanceTypes
+// keepFitting keeps the instance types whose allocatable holds total. When
+// every type still fits and reuse allows it, the list itself is returned:
+// most pods joining a claim drop no option, and copying the list each time
+// was a large share of the solve's allocations.
+func (c *filterCache) keepFitting(its instancetype.InstanceTypes, total corev1.ResourceList, reuse bool) instancetype.InstanceTypes {
 	r := newRequestVec(total)
-	for _, it := range its {
+	first := 0
+	for first < len(its) && c.fitsType(r, its[first]) {
+		first++
+	}
+	if first == len(its) && reuse {
+		return its
+	}
+	if first == len(its) {
+		return append(instancetype.InstanceTypes(nil), its...)
+	}
+	out := make(instancetype.InstanceTypes, first, len(its)-1)
+	copy(out, its[:first])
+	for _, it := range its[first+1:] {
 		if c.fitsType(r, it) {
 			out = append(out, it)
 		}
@@ -263,14 +283,8 @@ func equalRequirements(a, b scheduling.Requirements) bool {
 		if hasGTa != hasGTb || hasLTa != hasLTb || (hasGTa && gta != gtb) || (hasLTa && lta != ltb) {
 			return false
 		}
-		va, vb := ra.Values(), rb.Values()
-		if len(va) != len(vb) {
+		if !ra.SameValues(rb) {
 			return false
-		}
-		for i := range va {
-			if va[i] != vb[i] {
-				return false
-			}
 		}
 	}
 	return true

@@ -1,7 +1,9 @@
 package provisioning
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -249,7 +251,7 @@ func (s *solver) add(p *corev1.Pod) error {
 			return nil
 		}
 	}
-	sort.Slice(s.newClaims, func(a, b int) bool { return len(s.newClaims[a].pods) < len(s.newClaims[b].pods) })
+	sortByPods(s.newClaims)
 	guard := s.topology.hostGuardFor(p, data)
 	for _, n := range s.newClaims {
 		if guard.rejects(n) {
@@ -266,6 +268,21 @@ func (s *solver) add(p *corev1.Pod) error {
 		}
 	}
 	return s.addToNewNodeClaim(p, data)
+}
+
+// sortByPods orders the claims by pod count as Karpenter's sort.Slice does.
+// Its pdqsort leaves a list that is already in order untouched (the pivot
+// choice sees no inversion and the partial insertion sort finds none), so
+// that case is skipped; otherwise slices.SortFunc runs the same pdqsort (both
+// are generated from one template), so claims with equal counts end in the
+// same order, without reflection's swapper.
+func sortByPods(claims []*nodeClaim) {
+	for i := 1; i < len(claims); i++ {
+		if len(claims[i].pods) < len(claims[i-1].pods) {
+			slices.SortFunc(claims, func(a, b *nodeClaim) int { return cmp.Compare(len(a.pods), len(b.pods)) })
+			return
+		}
+	}
 }
 
 func (s *solver) addToNewNodeClaim(p *corev1.Pod, data *podData) error {
