@@ -82,9 +82,15 @@ func verdictOf(m map[*instancetype.InstanceType]typeVerdict, it *instancetype.In
 // hostname is left out: no instance type or offering defines it, so it
 // cannot change an answer, and every new NodeClaim has its own.
 func requirementsKey(reqs scheduling.Requirements) string {
+	return requirementsKeyWithout(reqs, corev1.LabelHostname)
+}
+
+// requirementsKeyWithout writes the set exactly but for the skipped key
+// ("" skips none).
+func requirementsKeyWithout(reqs scheduling.Requirements, skip string) string {
 	keys := make([]string, 0, len(reqs))
 	for k := range reqs {
-		if k != corev1.LabelHostname {
+		if k != skip {
 			keys = append(keys, k)
 		}
 	}
@@ -212,24 +218,50 @@ func (c *filterCache) fitsType(r requestVec, it *instancetype.InstanceType) bool
 	return fits(r.list, it.Allocatable())
 }
 
-// ceilingOf is the per-resource maximum of the types' allocatable over
-// CPU, memory, pods and ephemeral storage (other resources are left out,
-// so it only ever rules out); ok is false when a type's allocatable has no
-// exact integer form.
-func (c *filterCache) ceilingOf(its instancetype.InstanceTypes) (resourceVec, bool) {
-	var out resourceVec
-	for _, it := range its {
+// typeBounds are, per resource over CPU, memory, pods and ephemeral
+// storage, the most and the least a list of types offers. ceiling leaves
+// out types with a negative allocatable and other resources, so it only
+// ever rules a pod out; floor is usable (floorOK) only when no type is
+// negative, and then every type holds whatever fits the floor. ok is false
+// when some type's allocatable has no exact integer form.
+type typeBounds struct {
+	ceiling, floor resourceVec
+	ok, floorOK    bool
+}
+
+func boundsOf(its instancetype.InstanceTypes) typeBounds {
+	b := typeBounds{ok: true, floorOK: len(its) > 0}
+	for i, it := range its {
 		v := it.AllocatableInts()
 		if !v.Exact {
-			return resourceVec{}, false
+			return typeBounds{}
 		}
 		if v.Negative {
+			b.floorOK = false
 			continue
 		}
-		out.cpu, out.memory = max(out.cpu, v.CPUMilli), max(out.memory, v.Memory)
-		out.pods, out.ephemeral = max(out.pods, v.Pods), max(out.ephemeral, v.Ephemeral)
+		c := &b.ceiling
+		c.cpu, c.memory = max(c.cpu, v.CPUMilli), max(c.memory, v.Memory)
+		c.pods, c.ephemeral = max(c.pods, v.Pods), max(c.ephemeral, v.Ephemeral)
+		f := &b.floor
+		if i == 0 {
+			*f = resourceVec{cpu: v.CPUMilli, memory: v.Memory, pods: v.Pods, ephemeral: v.Ephemeral}
+			continue
+		}
+		f.cpu, f.memory = min(f.cpu, v.CPUMilli), min(f.memory, v.Memory)
+		f.pods, f.ephemeral = min(f.pods, v.Pods), min(f.ephemeral, v.Ephemeral)
 	}
-	return out, true
+	return b
+}
+
+// plus is the request vector of merged, the merge of r's and o's lists:
+// the sum of the two vectors when both are exact and hold only the four
+// common resources, else computed from the list.
+func (r requestVec) plus(o requestVec, merged corev1.ResourceList) requestVec {
+	if !r.ok || !o.ok || r.vec.negative || o.vec.negative || r.vec.other != nil || o.vec.other != nil {
+		return newRequestVec(merged)
+	}
+	return requestVec{list: merged, vec: addMain(r.vec, o.vec), ok: true}
 }
 
 // fitsMain compares only CPU, memory, pods and ephemeral storage.

@@ -86,10 +86,11 @@ type ExistingNodeResult struct {
 
 // solver is one Solve's state.
 type solver struct {
-	in            *Input
-	templates     []*nodePoolTemplate
-	existing      []*existingNode
-	newClaims     []*nodeClaim
+	in        *Input
+	templates []*nodePoolTemplate
+	existing  []*existingNode
+	// newClaims are this round's NodeClaims, each with its pod count.
+	newClaims     []claimRef
 	remaining     map[string]corev1.ResourceList
 	daemons       map[*nodePoolTemplate]corev1.ResourceList
 	daemonPorts   map[*nodePoolTemplate]*hostPortUsage
@@ -100,6 +101,7 @@ type solver struct {
 	skippedByPool []SkippedNodePool
 	cache         *filterCache
 	limits        limitCache
+	reqIDs        map[string]int
 	// daemonSetPods are this solve's copies of the input's DaemonSet pods,
 	// edited by daemonCompatible.
 	daemonSetPods []*corev1.Pod
@@ -112,7 +114,7 @@ type solver struct {
 func Solve(in *Input) (*Results, error) {
 	s := &solver{in: in, remaining: map[string]corev1.ResourceList{}, daemons: map[*nodePoolTemplate]corev1.ResourceList{},
 		daemonPorts: map[*nodePoolTemplate]*hostPortUsage{}, data: map[types.UID]*podData{}, hostnameSeq: in.HostnameSeq,
-		cache: newFilterCache(), limits: limitCache{}}
+		cache: newFilterCache(), limits: limitCache{}, reqIDs: map[string]int{}}
 	if s.hostnameSeq == nil {
 		var seq int64
 		s.hostnameSeq = &seq
@@ -235,7 +237,7 @@ func (s *solver) updatePodData(p *corev1.Pod) {
 	}
 	requests := requestsForPods(p)
 	s.data[p.UID] = &podData{requests: requests, vec: newRequestVec(requests), requirements: reqs, strictRequirements: strict,
-		volumes: s.in.PodVolumes[p.UID]}
+		volumes: s.in.PodVolumes[p.UID], reqID: s.requirementsID(reqs)}
 }
 
 func (s *solver) add(p *corev1.Pod) error {
@@ -253,7 +255,8 @@ func (s *solver) add(p *corev1.Pod) error {
 	}
 	sortByPods(s.newClaims)
 	guard := s.topology.hostGuardFor(p, data)
-	for _, n := range s.newClaims {
+	for i := range s.newClaims {
+		n := s.newClaims[i].claim
 		if guard.rejects(n) {
 			continue
 		}
@@ -264,22 +267,46 @@ func (s *solver) add(p *corev1.Pod) error {
 		}
 		if reqs, its, err := n.canAdd(p, data, s.in.MinValuesBestEffort); err == nil {
 			n.add(p, data, reqs, its)
+			s.newClaims[i].pods++
 			return nil
 		}
 	}
 	return s.addToNewNodeClaim(p, data)
 }
 
+// requirementsID numbers a pod's requirement set by its exact content
+// (hostname included), 0 for an empty set.
+func (s *solver) requirementsID(reqs scheduling.Requirements) int {
+	if len(reqs) == 0 {
+		return 0
+	}
+	key := requirementsKeyWithout(reqs, "")
+	id, ok := s.reqIDs[key]
+	if !ok {
+		id = len(s.reqIDs) + 1
+		s.reqIDs[key] = id
+	}
+	return id
+}
+
+// claimRef is a NodeClaim with its pod count, kept next to it so that the
+// sort before every pod compares integers in one array rather than reaching
+// into each claim.
+type claimRef struct {
+	pods  int
+	claim *nodeClaim
+}
+
 // sortByPods orders the claims by pod count as Karpenter's sort.Slice does.
 // Its pdqsort leaves a list that is already in order untouched (the pivot
 // choice sees no inversion and the partial insertion sort finds none), so
 // that case is skipped; otherwise slices.SortFunc runs the same pdqsort (both
-// are generated from one template), so claims with equal counts end in the
-// same order, without reflection's swapper.
-func sortByPods(claims []*nodeClaim) {
+// are generated from one template) on the same keys, so claims with equal
+// counts end in the same order.
+func sortByPods(claims []claimRef) {
 	for i := 1; i < len(claims); i++ {
-		if len(claims[i].pods) < len(claims[i-1].pods) {
-			slices.SortFunc(claims, func(a, b *nodeClaim) int { return cmp.Compare(len(a.pods), len(b.pods)) })
+		if claims[i].pods < claims[i-1].pods {
+			slices.SortFunc(claims, func(a, b claimRef) int { return cmp.Compare(a.pods, b.pods) })
 			return
 		}
 	}
@@ -310,7 +337,7 @@ func (s *solver) addToNewNodeClaim(p *corev1.Pod, data *podData) error {
 			}
 		}
 		n.add(p, data, reqs, its)
-		s.newClaims = append(s.newClaims, n)
+		s.newClaims = append(s.newClaims, claimRef{pods: len(n.pods), claim: n})
 		if s.remaining[t.Name] != nil {
 			s.remaining[t.Name] = subtractMax(s.remaining[t.Name], n.instanceTypes)
 		}
@@ -414,7 +441,8 @@ func (s *solver) results(errs map[*corev1.Pod]error) *Results {
 	for p, err := range errs {
 		r.PodErrors[p.Namespace+"/"+p.Name] = err
 	}
-	for _, n := range s.newClaims {
+	for _, ref := range s.newClaims {
+		n := ref.claim
 		n.finalize()
 		r.NewNodeClaims = append(r.NewNodeClaims, &NewNodeClaim{NodePool: n.template.NodePool, Requirements: n.requirements,
 			InstanceTypes: n.instanceTypes, Pods: n.pods, Requests: n.requests, MinValuesRelaxed: n.minValuesRelaxed})

@@ -28,10 +28,14 @@ func TestSortByPodsMatchesSortSlice(t *testing.T) {
 		}
 		a, b := claimsWithCounts(counts), claimsWithCounts(counts)
 		sort.Slice(a, func(i, j int) bool { return len(a[i].pods) < len(a[j].pods) })
-		sortByPods(b)
+		refs := make([]claimRef, len(b))
+		for i, n := range b {
+			refs[i] = claimRef{pods: len(n.pods), claim: n}
+		}
+		sortByPods(refs)
 		for i := range a {
-			if a[i].hostname != b[i].hostname {
-				t.Fatalf("trial %d, counts %v: position %d is %s after sort.Slice, %s after sortByPods", trial, counts, i, a[i].hostname, b[i].hostname)
+			if a[i].hostname != refs[i].claim.hostname {
+				t.Fatalf("trial %d, counts %v: position %d is %s after sort.Slice, %s after sortByPods", trial, counts, i, a[i].hostname, refs[i].claim.hostname)
 			}
 		}
 	}
