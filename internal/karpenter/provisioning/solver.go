@@ -1,9 +1,7 @@
 package provisioning
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,8 +87,11 @@ type solver struct {
 	in        *Input
 	templates []*nodePoolTemplate
 	existing  []*existingNode
-	// newClaims are this round's NodeClaims, each with its pod count.
-	newClaims     []claimRef
+	// newClaims are this round's NodeClaims in creation order; claimOrder
+	// is the order they are tried in, with their pod counts.
+	newClaims     []*nodeClaim
+	claimOrder    []claimRef
+	claimScratch  []claimRef
 	remaining     map[string]corev1.ResourceList
 	daemons       map[*nodePoolTemplate]corev1.ResourceList
 	daemonPorts   map[*nodePoolTemplate]*hostPortUsage
@@ -235,8 +236,17 @@ func (s *solver) updatePodData(p *corev1.Pod) {
 	if scheduling.HasPreferredNodeAffinity(p) {
 		strict = scheduling.NewStrictPodRequirements(p)
 	}
-	requests := requestsForPods(p)
-	s.data[p.UID] = &podData{requests: requests, vec: newRequestVec(requests), requirements: reqs, strictRequirements: strict,
+	// Relaxation and requeueing change a pod's constraints, never its
+	// containers or overhead, so its requests are computed once.
+	var requests corev1.ResourceList
+	var vec requestVec
+	if old, ok := s.data[p.UID]; ok {
+		requests, vec = old.requests, old.vec
+	} else {
+		requests = requestsForPods(p)
+		vec = newRequestVec(requests)
+	}
+	s.data[p.UID] = &podData{requests: requests, vec: vec, requirements: reqs, strictRequirements: strict,
 		volumes: s.in.PodVolumes[p.UID], reqID: s.requirementsID(reqs)}
 }
 
@@ -253,10 +263,10 @@ func (s *solver) add(p *corev1.Pod) error {
 			return nil
 		}
 	}
-	sortByPods(s.newClaims)
+	sortByPods(s.claimOrder, &s.claimScratch)
 	guard := s.topology.hostGuardFor(p, data)
-	for i := range s.newClaims {
-		n := s.newClaims[i].claim
+	for i := range s.claimOrder {
+		n := s.newClaims[s.claimOrder[i].index]
 		if guard.rejects(n) {
 			continue
 		}
@@ -267,7 +277,7 @@ func (s *solver) add(p *corev1.Pod) error {
 		}
 		if reqs, its, err := n.canAdd(p, data, s.in.MinValuesBestEffort); err == nil {
 			n.add(p, data, reqs, its)
-			s.newClaims[i].pods++
+			s.claimOrder[i].pods++
 			return nil
 		}
 	}
@@ -287,29 +297,6 @@ func (s *solver) requirementsID(reqs scheduling.Requirements) int {
 		s.reqIDs[key] = id
 	}
 	return id
-}
-
-// claimRef is a NodeClaim with its pod count, kept next to it so that the
-// sort before every pod compares integers in one array rather than reaching
-// into each claim.
-type claimRef struct {
-	pods  int
-	claim *nodeClaim
-}
-
-// sortByPods orders the claims by pod count as Karpenter's sort.Slice does.
-// Its pdqsort leaves a list that is already in order untouched (the pivot
-// choice sees no inversion and the partial insertion sort finds none), so
-// that case is skipped; otherwise slices.SortFunc runs the same pdqsort (both
-// are generated from one template) on the same keys, so claims with equal
-// counts end in the same order.
-func sortByPods(claims []claimRef) {
-	for i := 1; i < len(claims); i++ {
-		if claims[i].pods < claims[i-1].pods {
-			slices.SortFunc(claims, func(a, b claimRef) int { return cmp.Compare(a.pods, b.pods) })
-			return
-		}
-	}
 }
 
 func (s *solver) addToNewNodeClaim(p *corev1.Pod, data *podData) error {
@@ -337,7 +324,8 @@ func (s *solver) addToNewNodeClaim(p *corev1.Pod, data *podData) error {
 			}
 		}
 		n.add(p, data, reqs, its)
-		s.newClaims = append(s.newClaims, claimRef{pods: len(n.pods), claim: n})
+		s.claimOrder = append(s.claimOrder, claimRef{pods: len(n.pods), index: len(s.newClaims)})
+		s.newClaims = append(s.newClaims, n)
 		if s.remaining[t.Name] != nil {
 			s.remaining[t.Name] = subtractMax(s.remaining[t.Name], n.instanceTypes)
 		}
@@ -441,8 +429,8 @@ func (s *solver) results(errs map[*corev1.Pod]error) *Results {
 	for p, err := range errs {
 		r.PodErrors[p.Namespace+"/"+p.Name] = err
 	}
-	for _, ref := range s.newClaims {
-		n := ref.claim
+	for _, ref := range s.claimOrder {
+		n := s.newClaims[ref.index]
 		n.finalize()
 		r.NewNodeClaims = append(r.NewNodeClaims, &NewNodeClaim{NodePool: n.template.NodePool, Requirements: n.requirements,
 			InstanceTypes: n.instanceTypes, Pods: n.pods, Requests: n.requests, MinValuesRelaxed: n.minValuesRelaxed})
