@@ -29,19 +29,32 @@ const (
 	verdictOffering
 )
 
-// filterCache holds the answers per requirement set.
+// filterCache holds the answers per requirement set, and for the shared
+// lists new NodeClaims start from, the same answers by position.
 type filterCache struct {
 	byReqs map[string]map[*instancetype.InstanceType]typeVerdict
+	byList map[listKey][]typeVerdict
+}
+
+// listKey names a requirement set and a list of types by its first
+// element's address and length. The address is a real pointer, so the list
+// stays alive while the cache holds it; the lists cached are never changed
+// during a solve.
+type listKey struct {
+	reqs  string
+	first *(*instancetype.InstanceType)
+	n     int
 }
 
 func newFilterCache() *filterCache {
-	return &filterCache{byReqs: map[string]map[*instancetype.InstanceType]typeVerdict{}}
+	return &filterCache{byReqs: map[string]map[*instancetype.InstanceType]typeVerdict{}, byList: map[listKey][]typeVerdict{}}
 }
 
-// verdicts returns the answer table for a requirement set.
-func (c *filterCache) verdicts(reqs scheduling.Requirements) map[*instancetype.InstanceType]typeVerdict {
+// verdicts returns the answer table for a requirement set and, when shared
+// is set and the list is not empty, its answers by position in its.
+func (c *filterCache) verdicts(reqs scheduling.Requirements, its instancetype.InstanceTypes, shared bool) (map[*instancetype.InstanceType]typeVerdict, []typeVerdict) {
 	if c == nil {
-		return nil
+		return nil, nil
 	}
 	key := requirementsKey(reqs)
 	m, ok := c.byReqs[key]
@@ -49,7 +62,38 @@ func (c *filterCache) verdicts(reqs scheduling.Requirements) map[*instancetype.I
 		m = map[*instancetype.InstanceType]typeVerdict{}
 		c.byReqs[key] = m
 	}
-	return m
+	if !shared || len(its) == 0 {
+		return m, nil
+	}
+	lk := listKey{reqs: key, first: &its[0], n: len(its)}
+	pos, ok := c.byList[lk]
+	if !ok {
+		pos = make([]typeVerdict, len(its))
+		c.byList[lk] = pos
+	}
+	return m, pos
+}
+
+// verdictAt is verdictOf for position i of a list with positional answers
+// (pos may be nil).
+func verdictAt(m map[*instancetype.InstanceType]typeVerdict, pos []typeVerdict, i int, it *instancetype.InstanceType,
+	reqs scheduling.Requirements) (compatible, offering bool) {
+	if pos == nil {
+		return verdictOf(m, it, reqs)
+	}
+	if v := pos[i]; v&verdictKnown != 0 {
+		return v&verdictCompatible != 0, v&verdictOffering != 0
+	}
+	compatible, offering = verdictOf(m, it, reqs)
+	v := verdictKnown
+	if compatible {
+		v |= verdictCompatible
+	}
+	if offering {
+		v |= verdictOffering
+	}
+	pos[i] = v
+	return compatible, offering
 }
 
 // verdict answers for one type, computing it on first use.

@@ -183,7 +183,7 @@ func (n *nodeClaim) canAdd(pod *corev1.Pod, data *podData, relaxMinValues bool) 
 		}
 	}
 	total := merge(n.requests, data.requests)
-	remaining, unsatisfiable, err := n.cache.filterInstanceTypes(n.instanceTypes, reqs, data.requests, n.daemonResources, total, relaxMinValues)
+	remaining, unsatisfiable, err := n.cache.filterInstanceTypes(n.instanceTypes, !n.ownTypes, reqs, data.requests, n.daemonResources, total, relaxMinValues)
 	if relaxMinValues {
 		for key, min := range unsatisfiable {
 			m := min
@@ -271,14 +271,18 @@ func (e instanceTypeFilterError) Error() string {
 // filterInstanceTypes keeps the instance types that meet the requirements,
 // fit the total requests and have an available compatible offering; with
 // minValues it also checks that enough distinct values remain.
-func (c *filterCache) filterInstanceTypes(its instancetype.InstanceTypes, reqs scheduling.Requirements, podRequests, daemonRequests, total corev1.ResourceList,
-	relaxMinValues bool) (instancetype.InstanceTypes, map[string]int, error) {
+//
+// shared says its is one of the lists new NodeClaims start from (a pool's
+// types, or those within its limits), never changed during the solve: the
+// type answers are then also kept by position in it.
+func (c *filterCache) filterInstanceTypes(its instancetype.InstanceTypes, shared bool, reqs scheduling.Requirements, podRequests, daemonRequests,
+	total corev1.ResourceList, relaxMinValues bool) (instancetype.InstanceTypes, map[string]int, error) {
 	e := instanceTypeFilterError{requirements: reqs, podRequests: podRequests, daemonRequests: daemonRequests}
 	var remaining instancetype.InstanceTypes
-	verdicts := c.verdicts(reqs)
+	verdicts, pos := c.verdicts(reqs, its, shared)
 	r := newRequestVec(total)
-	for _, it := range its {
-		compat, offer := verdictOf(verdicts, it, reqs)
+	for i, it := range its {
+		compat, offer := verdictAt(verdicts, pos, i, it, reqs)
 		fit := c.fitsType(r, it)
 		e.requirementsMet = e.requirementsMet || compat
 		e.fits = e.fits || fit

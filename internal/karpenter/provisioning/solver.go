@@ -144,7 +144,7 @@ func Solve(in *Input) (*Results, error) {
 			continue
 		}
 		t := newNodePoolTemplate(np)
-		its, _, err := s.cache.filterInstanceTypes(np.InstanceTypes, t.requirements, corev1.ResourceList{}, corev1.ResourceList{}, corev1.ResourceList{}, in.MinValuesBestEffort)
+		its, _, err := s.cache.filterInstanceTypes(np.InstanceTypes, false, t.requirements, corev1.ResourceList{}, corev1.ResourceList{}, corev1.ResourceList{}, in.MinValuesBestEffort)
 		if len(its) == 0 {
 			fe, _ := err.(instanceTypeFilterError)
 			s.skippedByPool = append(s.skippedByPool, SkippedNodePool{Name: np.Name, MinValues: fe.minValuesErr != nil})
