@@ -37,7 +37,7 @@ func benchPods(n int) []*corev1.Pod {
 // BenchmarkSolve solves mixed batches over the full eu-west-1 catalog with
 // two pools (go test -run x -bench Solve -cpu 1 ./internal/karpenter/provisioning).
 func BenchmarkSolve(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			pods := benchPods(n)
 			cpu0, cpuOK := processCPU()

@@ -31,14 +31,24 @@ func intersectsOK(a, b scheduling.Requirements) bool {
 
 // compatibleOK is r.Compatible(other, opt) == nil: every key of other is
 // defined by r, allowed undefined, or negative; then the sets intersect.
+//
+// One walk over other answers both halves: the keys both sides define are
+// exactly other's keys that r has. A pod usually brings no requirement or
+// one or two, so this is a lookup or two rather than two map walks.
 func compatibleOK(r, other scheduling.Requirements, opt scheduling.CompatibilityOption) bool {
 	for key, req := range other {
-		if opt.AllowUndefined.Has(key) || r.Has(key) || negative(req) {
-			continue
+		rr, ok := r[key]
+		if !ok {
+			if opt.AllowUndefined.Has(key) || negative(req) {
+				continue
+			}
+			return false
 		}
-		return false
+		if !rr.HasIntersection(req) && !(negative(rr) && negative(req)) {
+			return false
+		}
 	}
-	return intersectsOK(r, other)
+	return true
 }
 
 func negative(r *scheduling.Requirement) bool {

@@ -29,22 +29,32 @@ const (
 	verdictOffering
 )
 
-// filterCache holds the answers per requirement set, and each type's
-// allocatable as integers for the resource check.
+// filterCache holds the answers per requirement set, and for the shared
+// lists new NodeClaims start from, the same answers by position.
 type filterCache struct {
-	byReqs      map[string]map[*instancetype.InstanceType]typeVerdict
-	allocatable map[*instancetype.InstanceType]resourceVec
+	byReqs map[string]map[*instancetype.InstanceType]typeVerdict
+	byList map[listKey][]typeVerdict
+}
+
+// listKey names a requirement set and a list of types by its first
+// element's address and length. The address is a real pointer, so the list
+// stays alive while the cache holds it; the lists cached are never changed
+// during a solve.
+type listKey struct {
+	reqs  string
+	first *(*instancetype.InstanceType)
+	n     int
 }
 
 func newFilterCache() *filterCache {
-	return &filterCache{byReqs: map[string]map[*instancetype.InstanceType]typeVerdict{},
-		allocatable: map[*instancetype.InstanceType]resourceVec{}}
+	return &filterCache{byReqs: map[string]map[*instancetype.InstanceType]typeVerdict{}, byList: map[listKey][]typeVerdict{}}
 }
 
-// verdicts returns the answer table for a requirement set.
-func (c *filterCache) verdicts(reqs scheduling.Requirements) map[*instancetype.InstanceType]typeVerdict {
+// verdicts returns the answer table for a requirement set and, when shared
+// is set and the list is not empty, its answers by position in its.
+func (c *filterCache) verdicts(reqs scheduling.Requirements, its instancetype.InstanceTypes, shared bool) (map[*instancetype.InstanceType]typeVerdict, []typeVerdict) {
 	if c == nil {
-		return nil
+		return nil, nil
 	}
 	key := requirementsKey(reqs)
 	m, ok := c.byReqs[key]
@@ -52,7 +62,38 @@ func (c *filterCache) verdicts(reqs scheduling.Requirements) map[*instancetype.I
 		m = map[*instancetype.InstanceType]typeVerdict{}
 		c.byReqs[key] = m
 	}
-	return m
+	if !shared || len(its) == 0 {
+		return m, nil
+	}
+	lk := listKey{reqs: key, first: &its[0], n: len(its)}
+	pos, ok := c.byList[lk]
+	if !ok {
+		pos = make([]typeVerdict, len(its))
+		c.byList[lk] = pos
+	}
+	return m, pos
+}
+
+// verdictAt is verdictOf for position i of a list with positional answers
+// (pos may be nil).
+func verdictAt(m map[*instancetype.InstanceType]typeVerdict, pos []typeVerdict, i int, it *instancetype.InstanceType,
+	reqs scheduling.Requirements) (compatible, offering bool) {
+	if pos == nil {
+		return verdictOf(m, it, reqs)
+	}
+	if v := pos[i]; v&verdictKnown != 0 {
+		return v&verdictCompatible != 0, v&verdictOffering != 0
+	}
+	compatible, offering = verdictOf(m, it, reqs)
+	v := verdictKnown
+	if compatible {
+		v |= verdictCompatible
+	}
+	if offering {
+		v |= verdictOffering
+	}
+	pos[i] = v
+	return compatible, offering
 }
 
 // verdict answers for one type, computing it on first use.
@@ -85,9 +126,15 @@ func verdictOf(m map[*instancetype.InstanceType]typeVerdict, it *instancetype.In
 // hostname is left out: no instance type or offering defines it, so it
 // cannot change an answer, and every new NodeClaim has its own.
 func requirementsKey(reqs scheduling.Requirements) string {
+	return requirementsKeyWithout(reqs, corev1.LabelHostname)
+}
+
+// requirementsKeyWithout writes the set exactly but for the skipped key
+// ("" skips none).
+func requirementsKeyWithout(reqs scheduling.Requirements, skip string) string {
 	keys := make([]string, 0, len(reqs))
 	for k := range reqs {
-		if k != corev1.LabelHostname {
+		if k != skip {
 			keys = append(keys, k)
 		}
 	}
@@ -173,23 +220,6 @@ func exact(l corev1.ResourceList) bool {
 	return true
 }
 
-// fitsVec is fits over vectors.
-func fitsVec(c resourceVec, total resourceVec) bool {
-	if total.negative {
-		return false
-	}
-	if c.cpu > total.cpu || c.memory > total.memory || c.pods > total.pods || c.ephemeral > total.ephemeral {
-		return false
-	}
-	for name, q := range c.other {
-		t := total.other[name]
-		if q.Cmp(t) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // requestVec is a request list prepared for many fit checks; ok is false
 // when its integer form would not be exact.
 type requestVec struct {
@@ -203,47 +233,79 @@ func newRequestVec(l corev1.ResourceList) requestVec {
 }
 
 // fitsType is fits(requests, it.Allocatable()), on integers when both
-// sides allow it.
+// sides allow it. The type's integers are kept on the type itself
+// (instancetype.AllocatableInts): this runs for every candidate type of
+// every claim a pod is tried on, where a map lookup per type cost more than
+// the comparison.
 func (c *filterCache) fitsType(r requestVec, it *instancetype.InstanceType) bool {
 	if c != nil && r.ok {
-		if av, ok := c.allocatableOf(it); ok {
-			return fitsVec(r.vec, av)
+		if a := it.AllocatableInts(); a.Exact {
+			if a.Negative {
+				return false
+			}
+			v := r.vec
+			if v.cpu > a.CPUMilli || v.memory > a.Memory || v.pods > a.Pods || v.ephemeral > a.Ephemeral {
+				return false
+			}
+			if len(v.other) == 0 {
+				return true
+			}
+			alloc := it.Allocatable()
+			for name, q := range v.other {
+				if q.Cmp(alloc[name]) > 0 {
+					return false
+				}
+			}
+			return true
 		}
 	}
 	return fits(r.list, it.Allocatable())
 }
 
-func (c *filterCache) allocatableOf(it *instancetype.InstanceType) (resourceVec, bool) {
-	if v, ok := c.allocatable[it]; ok {
-		return v, true
-	}
-	alloc := it.Allocatable()
-	if !exact(alloc) {
-		return resourceVec{}, false
-	}
-	v := toVec(alloc)
-	c.allocatable[it] = v
-	return v, true
+// typeBounds are, per resource over CPU, memory, pods and ephemeral
+// storage, the most and the least a list of types offers. ceiling leaves
+// out types with a negative allocatable and other resources, so it only
+// ever rules a pod out; floor is usable (floorOK) only when no type is
+// negative, and then every type holds whatever fits the floor. ok is false
+// when some type's allocatable has no exact integer form.
+type typeBounds struct {
+	ceiling, floor resourceVec
+	ok, floorOK    bool
 }
 
-// ceilingOf is the per-resource maximum of the types' allocatable over
-// CPU, memory, pods and ephemeral storage (other resources are left out,
-// so it only ever rules out); ok is false when a type's allocatable has no
-// exact integer form.
-func (c *filterCache) ceilingOf(its instancetype.InstanceTypes) (resourceVec, bool) {
-	var out resourceVec
-	for _, it := range its {
-		v, ok := c.allocatableOf(it)
-		if !ok {
-			return resourceVec{}, false
+func boundsOf(its instancetype.InstanceTypes) typeBounds {
+	b := typeBounds{ok: true, floorOK: len(its) > 0}
+	for i, it := range its {
+		v := it.AllocatableInts()
+		if !v.Exact {
+			return typeBounds{}
 		}
-		if v.negative {
+		if v.Negative {
+			b.floorOK = false
 			continue
 		}
-		out.cpu, out.memory = max(out.cpu, v.cpu), max(out.memory, v.memory)
-		out.pods, out.ephemeral = max(out.pods, v.pods), max(out.ephemeral, v.ephemeral)
+		c := &b.ceiling
+		c.cpu, c.memory = max(c.cpu, v.CPUMilli), max(c.memory, v.Memory)
+		c.pods, c.ephemeral = max(c.pods, v.Pods), max(c.ephemeral, v.Ephemeral)
+		f := &b.floor
+		if i == 0 {
+			*f = resourceVec{cpu: v.CPUMilli, memory: v.Memory, pods: v.Pods, ephemeral: v.Ephemeral}
+			continue
+		}
+		f.cpu, f.memory = min(f.cpu, v.CPUMilli), min(f.memory, v.Memory)
+		f.pods, f.ephemeral = min(f.pods, v.Pods), min(f.ephemeral, v.Ephemeral)
 	}
-	return out, true
+	return b
+}
+
+// plus is the request vector of merged, the merge of r's and o's lists:
+// the sum of the two vectors when both are exact and hold only the four
+// common resources, else computed from the list.
+func (r requestVec) plus(o requestVec, merged corev1.ResourceList) requestVec {
+	if !r.ok || !o.ok || r.vec.negative || o.vec.negative || r.vec.other != nil || o.vec.other != nil {
+		return newRequestVec(merged)
+	}
+	return requestVec{list: merged, vec: addMain(r.vec, o.vec), ok: true}
 }
 
 // fitsMain compares only CPU, memory, pods and ephemeral storage.

@@ -63,13 +63,13 @@ func (t *topology) hostGuardFor(p *corev1.Pod, data *podData) hostGuard {
 }
 
 // rejects tells whether the claim is ruled out. Its hostname requirement
-// is In [placeholder] as newNodeClaim made it; anything else is left to
-// canAdd.
+// must be In [placeholder] as newNodeClaim made it (hostPlain, kept by
+// nodeClaim.add); anything else is left to canAdd.
 func (g hostGuard) rejects(n *nodeClaim) bool {
 	if g.off || len(g.checks) == 0 {
 		return false
 	}
-	if r, ok := n.requirements[corev1.LabelHostname]; !ok || r.Len() != 1 || !r.Has(n.hostname) {
+	if !n.hostPlain {
 		return false
 	}
 	for _, c := range g.checks {

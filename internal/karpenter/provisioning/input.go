@@ -127,6 +127,9 @@ type podData struct {
 	requirements       scheduling.Requirements
 	strictRequirements scheduling.Requirements
 	volumes            Volumes
+	// reqID numbers requirements by content within the solve (0: none),
+	// for the claims' memoised compatibility verdicts.
+	reqID int
 }
 
 func (np *NodePool) poolLabel() string {

@@ -1,9 +1,11 @@
 package provisioning
 
 import (
-	"sort"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -18,26 +20,37 @@ type queue struct {
 }
 
 func newQueue(pods []*corev1.Pod, data map[types.UID]*podData) *queue {
-	sort.Slice(pods, func(i, j int) bool {
-		a, b := pods[i], pods[j]
-		ra, rb := data[a.UID].requests, data[b.UID].requests
-		if c := cmpQuantity(ra, rb, corev1.ResourceCPU); c != 0 {
-			return c > 0
+	// The order is total (the uid breaks every tie), so any sort gives the
+	// same queue; the keys are read once per pod rather than per comparison.
+	type keyed struct {
+		pod      *corev1.Pod
+		cpu, mem resource.Quantity
+	}
+	keys := make([]keyed, len(pods))
+	for i, p := range pods {
+		r := data[p.UID].requests
+		keys[i] = keyed{pod: p, cpu: r[corev1.ResourceCPU], mem: r[corev1.ResourceMemory]}
+	}
+	slices.SortFunc(keys, func(x, y keyed) int {
+		if c := x.cpu.Cmp(y.cpu); c != 0 {
+			return -c
 		}
-		if c := cmpQuantity(ra, rb, corev1.ResourceMemory); c != 0 {
-			return c > 0
+		if c := x.mem.Cmp(y.mem); c != 0 {
+			return -c
 		}
+		a, b := x.pod, y.pod
 		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+			if a.CreationTimestamp.Before(&b.CreationTimestamp) {
+				return -1
+			}
+			return 1
 		}
-		return a.UID < b.UID
+		return strings.Compare(string(a.UID), string(b.UID))
 	})
+	for i := range keys {
+		pods[i] = keys[i].pod
+	}
 	return &queue{pods: pods, lastLen: map[types.UID]int{}}
-}
-
-func cmpQuantity(a, b corev1.ResourceList, name corev1.ResourceName) int {
-	qa, qb := a[name], b[name]
-	return qa.Cmp(qb)
 }
 
 func (q *queue) pop() (*corev1.Pod, bool) {

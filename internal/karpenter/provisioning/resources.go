@@ -24,11 +24,19 @@ func requestsForPods(pods ...*corev1.Pod) corev1.ResourceList {
 
 func podRequests(pod *corev1.Pod) corev1.ResourceList {
 	requests := corev1.ResourceList{}
-	sidecars := corev1.ResourceList{}
-	maxInit := corev1.ResourceList{}
 	for i := range pod.Spec.Containers {
 		mergeInto(requests, limitsAsRequests(&pod.Spec.Containers[i]))
 	}
+	if len(pod.Spec.InitContainers) == 0 {
+		// Without init containers the maximum below is the containers'
+		// sum as it stands; skipping it saves two maps per pod.
+		if pod.Spec.Overhead != nil {
+			mergeInto(requests, pod.Spec.Overhead)
+		}
+		return requests
+	}
+	sidecars := corev1.ResourceList{}
+	maxInit := corev1.ResourceList{}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		reqs := limitsAsRequests(c)

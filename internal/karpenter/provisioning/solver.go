@@ -84,10 +84,14 @@ type ExistingNodeResult struct {
 
 // solver is one Solve's state.
 type solver struct {
-	in            *Input
-	templates     []*nodePoolTemplate
-	existing      []*existingNode
+	in        *Input
+	templates []*nodePoolTemplate
+	existing  []*existingNode
+	// newClaims are this round's NodeClaims in creation order; claimOrder
+	// is the order they are tried in, with their pod counts.
 	newClaims     []*nodeClaim
+	claimOrder    []claimRef
+	claimScratch  []claimRef
 	remaining     map[string]corev1.ResourceList
 	daemons       map[*nodePoolTemplate]corev1.ResourceList
 	daemonPorts   map[*nodePoolTemplate]*hostPortUsage
@@ -98,6 +102,7 @@ type solver struct {
 	skippedByPool []SkippedNodePool
 	cache         *filterCache
 	limits        limitCache
+	reqIDs        map[string]int
 	// daemonSetPods are this solve's copies of the input's DaemonSet pods,
 	// edited by daemonCompatible.
 	daemonSetPods []*corev1.Pod
@@ -110,7 +115,7 @@ type solver struct {
 func Solve(in *Input) (*Results, error) {
 	s := &solver{in: in, remaining: map[string]corev1.ResourceList{}, daemons: map[*nodePoolTemplate]corev1.ResourceList{},
 		daemonPorts: map[*nodePoolTemplate]*hostPortUsage{}, data: map[types.UID]*podData{}, hostnameSeq: in.HostnameSeq,
-		cache: newFilterCache(), limits: limitCache{}}
+		cache: newFilterCache(), limits: limitCache{}, reqIDs: map[string]int{}}
 	if s.hostnameSeq == nil {
 		var seq int64
 		s.hostnameSeq = &seq
@@ -139,7 +144,7 @@ func Solve(in *Input) (*Results, error) {
 			continue
 		}
 		t := newNodePoolTemplate(np)
-		its, _, err := s.cache.filterInstanceTypes(np.InstanceTypes, t.requirements, corev1.ResourceList{}, corev1.ResourceList{}, corev1.ResourceList{}, in.MinValuesBestEffort)
+		its, _, err := s.cache.filterInstanceTypes(np.InstanceTypes, false, t.requirements, corev1.ResourceList{}, corev1.ResourceList{}, corev1.ResourceList{}, in.MinValuesBestEffort)
 		if len(its) == 0 {
 			fe, _ := err.(instanceTypeFilterError)
 			s.skippedByPool = append(s.skippedByPool, SkippedNodePool{Name: np.Name, MinValues: fe.minValuesErr != nil})
@@ -231,9 +236,18 @@ func (s *solver) updatePodData(p *corev1.Pod) {
 	if scheduling.HasPreferredNodeAffinity(p) {
 		strict = scheduling.NewStrictPodRequirements(p)
 	}
-	requests := requestsForPods(p)
-	s.data[p.UID] = &podData{requests: requests, vec: newRequestVec(requests), requirements: reqs, strictRequirements: strict,
-		volumes: s.in.PodVolumes[p.UID]}
+	// Relaxation and requeueing change a pod's constraints, never its
+	// containers or overhead, so its requests are computed once.
+	var requests corev1.ResourceList
+	var vec requestVec
+	if old, ok := s.data[p.UID]; ok {
+		requests, vec = old.requests, old.vec
+	} else {
+		requests = requestsForPods(p)
+		vec = newRequestVec(requests)
+	}
+	s.data[p.UID] = &podData{requests: requests, vec: vec, requirements: reqs, strictRequirements: strict,
+		volumes: s.in.PodVolumes[p.UID], reqID: s.requirementsID(reqs)}
 }
 
 func (s *solver) add(p *corev1.Pod) error {
@@ -249,9 +263,10 @@ func (s *solver) add(p *corev1.Pod) error {
 			return nil
 		}
 	}
-	sort.Slice(s.newClaims, func(a, b int) bool { return len(s.newClaims[a].pods) < len(s.newClaims[b].pods) })
+	sortByPods(s.claimOrder, &s.claimScratch)
 	guard := s.topology.hostGuardFor(p, data)
-	for _, n := range s.newClaims {
+	for i := range s.claimOrder {
+		n := s.newClaims[s.claimOrder[i].index]
 		if guard.rejects(n) {
 			continue
 		}
@@ -262,10 +277,26 @@ func (s *solver) add(p *corev1.Pod) error {
 		}
 		if reqs, its, err := n.canAdd(p, data, s.in.MinValuesBestEffort); err == nil {
 			n.add(p, data, reqs, its)
+			s.claimOrder[i].pods++
 			return nil
 		}
 	}
 	return s.addToNewNodeClaim(p, data)
+}
+
+// requirementsID numbers a pod's requirement set by its exact content
+// (hostname included), 0 for an empty set.
+func (s *solver) requirementsID(reqs scheduling.Requirements) int {
+	if len(reqs) == 0 {
+		return 0
+	}
+	key := requirementsKeyWithout(reqs, "")
+	id, ok := s.reqIDs[key]
+	if !ok {
+		id = len(s.reqIDs) + 1
+		s.reqIDs[key] = id
+	}
+	return id
 }
 
 func (s *solver) addToNewNodeClaim(p *corev1.Pod, data *podData) error {
@@ -293,6 +324,7 @@ func (s *solver) addToNewNodeClaim(p *corev1.Pod, data *podData) error {
 			}
 		}
 		n.add(p, data, reqs, its)
+		s.claimOrder = append(s.claimOrder, claimRef{pods: len(n.pods), index: len(s.newClaims)})
 		s.newClaims = append(s.newClaims, n)
 		if s.remaining[t.Name] != nil {
 			s.remaining[t.Name] = subtractMax(s.remaining[t.Name], n.instanceTypes)
@@ -397,7 +429,8 @@ func (s *solver) results(errs map[*corev1.Pod]error) *Results {
 	for p, err := range errs {
 		r.PodErrors[p.Namespace+"/"+p.Name] = err
 	}
-	for _, n := range s.newClaims {
+	for _, ref := range s.claimOrder {
+		n := s.newClaims[ref.index]
 		n.finalize()
 		r.NewNodeClaims = append(r.NewNodeClaims, &NewNodeClaim{NodePool: n.template.NodePool, Requirements: n.requirements,
 			InstanceTypes: n.instanceTypes, Pods: n.pods, Requests: n.requests, MinValuesRelaxed: n.minValuesRelaxed})

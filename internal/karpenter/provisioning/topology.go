@@ -124,6 +124,7 @@ func (t *topology) record(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.
 
 // addRequirements returns the node requirements narrowed by every
 // constraint that applies to the pod there, or the first that cannot be met.
+// When no constraint applies it returns nodeReqs itself.
 //
 // Each constraint is judged against the node's own requirements and the
 // answers are intersected, as Karpenter does, so a spread that picks one
@@ -136,9 +137,15 @@ func (t *topology) record(p *corev1.Pod, taints []corev1.Taint, reqs scheduling.
 // that the other constraints leave open, and the first by name only when
 // none is (docs/karpenter-provisioning.md#topology).
 func (t *topology) addRequirements(p *corev1.Pod, taints []corev1.Taint, podReqs, nodeReqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) (scheduling.Requirements, error) {
+	groups := t.matching(p, taints, nodeReqs, opts...)
+	if len(groups) == 0 {
+		// Nothing to narrow: the requirements themselves, not a copy (the
+		// callers only read the answer before changing their own set).
+		return nodeReqs, nil
+	}
 	reqs := copyRequirements(nodeReqs)
 	var tied []spreadTie
-	for _, g := range t.matching(p, taints, nodeReqs, opts...) {
+	for _, g := range groups {
 		podDomains := scheduling.NewRequirement(g.key, corev1.NodeSelectorOpExists)
 		if podReqs.Has(g.key) {
 			podDomains = podReqs.Get(g.key)
