@@ -45,9 +45,12 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 		i := 0
 		for ; i < len(e.pods); i++ {
 			target := ""
+			// PreFilter once for the pod, Filter node after node, as
+			// cluster-autoscaler's predicate checker does.
+			pf := sim.PreFilter(e.pods[i])
 			for k := range newNodes {
 				n := newNodes[(next+k)%len(newNodes)]
-				if fits(e.pods[i], n) {
+				if st := pf.Filter(n); st == nil || st.IsSuccess() {
 					target = n
 					next = (next + k + 1) % len(newNodes)
 					break

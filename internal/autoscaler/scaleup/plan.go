@@ -263,9 +263,10 @@ func (p *planner) filterFitting(pending []*corev1.Pod) ([]*corev1.Pod, error) {
 			continue
 		}
 		placed := false
+		pf := sim.PreFilter(pod)
 		for i := range nodes {
 			at := (next + i) % len(nodes)
-			if st := sim.Filter(pod, nodes[at]); st == nil || st.IsSuccess() {
+			if st := pf.Filter(nodes[at]); st == nil || st.IsSuccess() {
 				if err := sim.Assume(pod, nodes[at]); err != nil {
 					return nil, err
 				}
