@@ -29,14 +29,18 @@ type Simulation struct {
 	hypothetical       map[string]bool
 	needsSnapshotBuild bool
 	// version counts the changes (AddNode, Assume): a PreFiltered result
-	// is good for the version it was computed at.
-	version uint64
+	// is good for the version it was computed at. antiVersion counts the
+	// pods with required anti-affinity placed, all a PreFilter that read
+	// the pod alone depends on (simulate_prefilter.go).
+	version, antiVersion uint64
 	// zones counts the nodes per node-tree zone and maxZone is the largest
 	// count, for AddNode's append fast path (nil until first needed).
 	zones   map[string]int
 	maxZone int
 	// nominations are the node names pods are nominated to (nominatedTo).
 	nominations map[string]bool
+	// podBlock is storage for the pod copies place makes (newPod).
+	podBlock []v1.Pod
 }
 
 // HypotheticalNode is a node that does not exist yet (a template made from
@@ -166,19 +170,26 @@ func (sim *Simulation) Assume(pod *v1.Pod, node string) error {
 }
 
 // place stores a copy of pod bound to node in the simulation's own pods.
+// The copy is shallow (the pod's own fields, its maps and slices shared):
+// the simulation writes only the node name and resourceVersion, and reads
+// the cluster's pods without copying them anyway.
 func (sim *Simulation) place(pod *v1.Pod, node string) error {
 	s := sim.state
 	key := cluster.Key(pod.Namespace, pod.Name)
 	if cur, ok := s.Pods[key]; ok && cur.Spec.NodeName != "" {
 		return fmt.Errorf("simulate: pod %s is already bound to %q", key, cur.Spec.NodeName)
 	}
-	p := pod.DeepCopy()
+	p := sim.newPod()
+	*p = *pod
 	p.Spec.NodeName = node
 	p.ResourceVersion = s.Bump()
 	sim.ownPodMap()
 	s.Pods[key] = p
 	sim.noteNomination(p)
 	sim.version++
+	if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		sim.antiVersion++
+	}
 	if sim.needsSnapshotBuild {
 		return nil
 	}
@@ -191,6 +202,18 @@ func (sim *Simulation) place(pod *v1.Pod, node string) error {
 	sim.sc.handle.snap.AddPod(pi, node)
 	sim.sc.order.add(key, p)
 	return nil
+}
+
+// newPod hands out the storage of one pod copy: copies are carved from
+// blocks, since bin packing assumes pods by the thousand and one
+// allocation each would cost more than the copy.
+func (sim *Simulation) newPod() *v1.Pod {
+	if len(sim.podBlock) == 0 {
+		sim.podBlock = make([]v1.Pod, 256)
+	}
+	p := &sim.podBlock[0]
+	sim.podBlock = sim.podBlock[1:]
+	return p
 }
 
 func (sim *Simulation) ownNodeMap() {

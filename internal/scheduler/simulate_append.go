@@ -50,9 +50,12 @@ func (sc *Scheduler) appendSnapshotNode(node *v1.Node, nominatedHere bool) {
 	ni := framework.NewNodeInfo(node)
 	sc.order.usedPorts(ni)
 	setImageStates(ni, nil)
-	nodes := append(old.nodes[:len(old.nodes):len(old.nodes)], ni)
+	// The old snapshot is dropped: its list and map become the new one's
+	// (a plugin still holding the old list sees it unchanged, at its
+	// length).
+	nodes := append(old.nodes, ni)
 	snap := &Snapshot{nodes: nodes, byName: old.byName, affinityDirty: true, id: snapshotIDs.Add(1)}
-	snap.byName[node.Name] = ni // the old snapshot is dropped with its map
+	snap.byName[node.Name] = ni
 	sc.handle.snap, sc.handle.services, sc.handle.pvs = snap, nil, nil
 	sc.handle.epoch, sc.handle.writes = sc.handle.epoch+1, nil
 	if nominatedHere {

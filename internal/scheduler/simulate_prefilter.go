@@ -7,6 +7,16 @@ import (
 
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/dynamicresources"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/interpodaffinity"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/nodeaffinity"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/nodeports"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/noderesources"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/nodevolumelimits"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/podtopologyspread"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/volumebinding"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/volumerestrictions"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/volumezone"
 )
 
 // PreFiltered is one pod's PreFilter, run once, so that Filter can be asked
@@ -15,10 +25,12 @@ import (
 // checker does when it looks for any node that takes a pod
 // (docs/scheduler.md#asking-without-writing).
 //
-// PreFilter reads the whole snapshot (the pods already on the nodes, the
-// node list), so the result holds only while the simulation is unchanged:
-// after an AddNode or an Assume, the next Filter runs PreFilter again first.
-// The answers are those of Simulation.Filter, call for call.
+// PreFilter may read the whole snapshot (the pods already on the nodes, the
+// node list), so in general the result holds only while the simulation is
+// unchanged: after an AddNode or an Assume, the next Filter runs PreFilter
+// again first. A result that read the pod alone (podOnly) holds until a pod
+// with required anti-affinity joins. The answers are those of
+// Simulation.Filter, call for call.
 type PreFiltered struct {
 	sim       *Simulation
 	pi        *framework.PodInfo
@@ -26,10 +38,32 @@ type PreFiltered struct {
 	pre       *framework.PreFilterResult
 	status    *framework.Status
 	narrowing []string
-	// version is the simulation's version the result was computed at.
-	version uint64
-	ran     bool
+	// version (antiVersion for a podOnly result) is the simulation's
+	// version the result was computed at.
+	version, antiVersion uint64
+	podOnly              bool
+	ran                  bool
 }
+
+// podOnlySkip are the PreFilter plugins whose Skip depends on the incoming
+// pod alone (and on objects other than pods and nodes: claims, volumes,
+// services), and podOnlyState those whose PreFilter, when it does not skip,
+// reads nothing but the pod either (requests, host ports, node selector and
+// affinity, volume list). InterPodAffinity skips only when no placed pod's
+// required anti-affinity matches the pod, so its Skip holds until such a pod
+// joins (antiVersion); PodTopologySpread, VolumeRestrictions and
+// VolumeBinding read placed pods when they do not skip.
+var (
+	podOnlySkip = map[string]bool{
+		noderesources.FitName: true, nodeports.Name: true, nodeaffinity.Name: true,
+		nodevolumelimits.Name: true, dynamicresources.Name: true, podtopologyspread.Name: true,
+		volumerestrictions.Name: true, volumebinding.Name: true, volumezone.Name: true,
+		interpodaffinity.Name: true,
+	}
+	podOnlyState = map[string]bool{
+		noderesources.FitName: true, nodeports.Name: true, nodeaffinity.Name: true, nodevolumelimits.Name: true,
+	}
+)
 
 // PreFilter prepares pod for Filter questions on the simulation's nodes.
 // PreFilter itself runs on the first question.
@@ -43,7 +77,7 @@ func (sim *Simulation) PreFilter(pod *v1.Pod) *PreFiltered {
 // pod fits.
 func (pf *PreFiltered) Filter(node string) *framework.Status {
 	sim := pf.sim
-	if !pf.ran || pf.version != sim.version {
+	if !pf.valid() {
 		pf.run()
 	}
 	ni := sim.sc.handle.snap.byName[node]
@@ -62,12 +96,54 @@ func (pf *PreFiltered) Filter(node string) *framework.Status {
 	return sim.sc.filterWithNominated(pf.state, pf.pi, ni, nil, nil, -1)
 }
 
+// Equivalent is a PreFiltered for pod, which must be equivalent to pf's
+// pod (cluster-autoscaler's equivalence group: one owner, the same spec).
+// When pf's PreFilter read the pod alone, its result is the pod's too and is
+// shared; otherwise pod gets its own PreFilter on its first question.
+func (pf *PreFiltered) Equivalent(pod *v1.Pod) *PreFiltered {
+	out := &PreFiltered{sim: pf.sim, pi: pf.sim.derivedInfo(pod)}
+	if pf.ran && pf.podOnly && pf.valid() {
+		out.state, out.pre, out.status, out.narrowing = pf.state, pf.pre, pf.status, pf.narrowing
+		out.version, out.antiVersion, out.podOnly, out.ran = pf.version, pf.antiVersion, true, true
+	}
+	return out
+}
+
+func (pf *PreFiltered) valid() bool {
+	if !pf.ran {
+		return false
+	}
+	if pf.podOnly {
+		return pf.antiVersion == pf.sim.antiVersion
+	}
+	return pf.version == pf.sim.version
+}
+
 func (pf *PreFiltered) run() {
 	sim := pf.sim
 	sim.snapshot()
 	pf.state = framework.NewCycleState()
 	pf.pre, pf.status, pf.narrowing = sim.sc.fw.runPreFilterPlugins(pf.state, pf.pi, sim.sc.handle.snap.nodes)
-	pf.version, pf.ran = sim.version, true
+	pf.version, pf.antiVersion, pf.ran = sim.version, sim.antiVersion, true
+	pf.podOnly = pf.status.IsSuccess() && podOnlyResult(sim.sc.fw, pf.state)
+}
+
+// podOnlyResult tells whether every PreFilter plugin of the profile either
+// skipped on grounds of the pod alone or read the pod alone.
+func podOnlyResult(fw *Framework, state *framework.CycleState) bool {
+	for _, pl := range fw.preFilter {
+		name := pl.Name()
+		if _, skipped := state.SkipFilterPlugins[name]; skipped {
+			if !podOnlySkip[name] {
+				return false
+			}
+			continue
+		}
+		if !podOnlyState[name] {
+			return false
+		}
+	}
+	return true
 }
 
 // derivedInfo is pod's derived data (requests, parsed affinity), computed

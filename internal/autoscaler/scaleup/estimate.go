@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/berth-sim/berth/internal/scheduler"
 )
 
 // estimate is cluster-autoscaler's binpacking estimator: first-fit
@@ -25,8 +27,8 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 	withPods := map[string]bool{}
 	last, next := "", 0
 	var placed []*corev1.Pod
-	fits := func(pod *corev1.Pod, node string) bool {
-		st := sim.Filter(pod, node)
+	fits := func(pf *scheduler.PreFiltered, node string) bool {
+		st := pf.Filter(node)
 		return st == nil || st.IsSuccess()
 	}
 	place := func(pod *corev1.Pod, node string) error {
@@ -38,6 +40,18 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 		return nil
 	}
 	for _, e := range ordered {
+		// PreFilter runs once for a pod and answers Filter on node after
+		// node, as cluster-autoscaler's predicate checker does; the pods of
+		// an equivalence group share the first one's result while it read
+		// the pod alone (docs/scheduler.md#asking-without-writing).
+		var first *scheduler.PreFiltered
+		prefilter := func(pod *corev1.Pod) *scheduler.PreFiltered {
+			if first == nil {
+				first = sim.PreFilter(pod)
+				return first
+			}
+			return first.Equivalent(pod)
+		}
 		// Onto the new nodes so far: stop at the first pod that fits none.
 		// The search resumes after the node that took the last pod, as
 		// cluster-autoscaler's predicate checker does (its lastIndex), so
@@ -45,12 +59,10 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 		i := 0
 		for ; i < len(e.pods); i++ {
 			target := ""
-			// PreFilter once for the pod, Filter node after node, as
-			// cluster-autoscaler's predicate checker does.
-			pf := sim.PreFilter(e.pods[i])
+			pf := prefilter(e.pods[i])
 			for k := range newNodes {
 				n := newNodes[(next+k)%len(newNodes)]
-				if st := pf.Filter(n); st == nil || st.IsSuccess() {
+				if fits(pf, n) {
 					target = n
 					next = (next + k + 1) % len(newNodes)
 					break
@@ -65,7 +77,8 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 		}
 		// The rest onto the last node, or fresh ones.
 		for _, pod := range e.pods[i:] {
-			if last != "" && fits(pod, last) {
+			pf := prefilter(pod)
+			if last != "" && fits(pf, last) {
 				if err := place(pod, last); err != nil {
 					return 0, nil, err
 				}
@@ -83,7 +96,7 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 			}
 			last = h.Node.Name
 			newNodes = append(newNodes, last)
-			if !fits(pod, last) {
+			if !fits(pf, last) {
 				break
 			}
 			if err := place(pod, last); err != nil {

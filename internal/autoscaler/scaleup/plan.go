@@ -144,6 +144,8 @@ type planner struct {
 	// fits[group] are the equivalence groups the group's template accepts
 	// (cluster-autoscaler's schedulable pod groups), in pending order.
 	fits map[string][]*equivalence
+	// requests caches least-waste's view of each pod's requests.
+	requests map[*corev1.Pod]podRequests
 }
 
 // equivalence is pods of one owner with the same spec: cluster-autoscaler
