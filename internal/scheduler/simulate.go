@@ -41,6 +41,12 @@ type Simulation struct {
 	nominations map[string]bool
 	// podBlock is storage for the pod copies place makes (newPod).
 	podBlock []v1.Pod
+	// infos indexes derived pod data by object (derivedInfo); lastSnap,
+	// lastName and lastInfo are nodeInfo's last answer.
+	infos    map[*v1.Pod]cachedPodInfo
+	lastSnap *Snapshot
+	lastName string
+	lastInfo *framework.NodeInfo
 }
 
 // HypotheticalNode is a node that does not exist yet (a template made from

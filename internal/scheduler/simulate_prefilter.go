@@ -80,7 +80,7 @@ func (pf *PreFiltered) Filter(node string) *framework.Status {
 	if !pf.valid() {
 		pf.run()
 	}
-	ni := sim.sc.handle.snap.byName[node]
+	ni := sim.nodeInfo(node)
 	if ni == nil {
 		return framework.AsStatus(fmt.Errorf("simulate: no node %q", node))
 	}
@@ -146,11 +146,34 @@ func podOnlyResult(fw *Framework, state *framework.CycleState) bool {
 	return true
 }
 
+// nodeInfo is the named node's NodeInfo in the current snapshot. The last
+// answer is kept: bin packing asks about the newest node pod after pod.
+func (sim *Simulation) nodeInfo(name string) *framework.NodeInfo {
+	snap := sim.sc.handle.snap
+	if sim.lastSnap == snap && sim.lastName == name {
+		return sim.lastInfo
+	}
+	ni := snap.byName[name]
+	sim.lastSnap, sim.lastName, sim.lastInfo = snap, name, ni
+	return ni
+}
+
 // derivedInfo is pod's derived data (requests, parsed affinity), computed
 // once per pod object and resourceVersion and shared by every simulation
 // of the scheduler: a caller asks about the same pending pods again and
 // again (cluster-autoscaler: every node group's estimate), and the data
 // depends on the pod object alone.
+//
+// The simulation keeps its own index by pod object in front of the
+// scheduler's (by key), sparing the key's construction and hashing.
 func (sim *Simulation) derivedInfo(pod *v1.Pod) *framework.PodInfo {
-	return sim.sc.podInfo(cluster.Key(pod.Namespace, pod.Name), pod)
+	if c, ok := sim.infos[pod]; ok && c.rv == pod.ResourceVersion {
+		return c.pi
+	}
+	pi := sim.sc.podInfo(cluster.Key(pod.Namespace, pod.Name), pod)
+	if sim.infos == nil {
+		sim.infos = map[*v1.Pod]cachedPodInfo{}
+	}
+	sim.infos[pod] = cachedPodInfo{pod: pod, rv: pod.ResourceVersion, pi: pi}
+	return pi
 }
