@@ -45,10 +45,13 @@ type Scheduler struct {
 	handle      *handle
 	static      map[string]*staticVerdicts
 	podInfos    map[string]cachedPodInfo
-	diagnoses   map[string]*Diagnosis
-	rejected    []rejection
-	nominated   nominatedIndex
-	observer    Observer
+	// derived indexes pods' derived data by object for simulations
+	// (simulate_prefilter.go), shared with every fork.
+	derived   *derivedCache
+	diagnoses map[string]*Diagnosis
+	rejected  []rejection
+	nominated nominatedIndex
+	observer  Observer
 	// order is the cache's order of pods per node (podorder.go).
 	order podOrder
 	// perNodeStatic keeps static verdicts per node rather than per node

@@ -41,9 +41,7 @@ type Simulation struct {
 	nominations map[string]bool
 	// podBlock is storage for the pod copies place makes (newPod).
 	podBlock []v1.Pod
-	// infos indexes derived pod data by object (derivedInfo); lastSnap,
-	// lastName and lastInfo are nodeInfo's last answer.
-	infos    map[*v1.Pod]cachedPodInfo
+	// lastSnap, lastName and lastInfo are nodeInfo's last answer.
 	lastSnap *Snapshot
 	lastName string
 	lastInfo *framework.NodeInfo
@@ -73,6 +71,10 @@ func (sc *Scheduler) Simulate(s *cluster.State, nodes ...HypotheticalNode) (*Sim
 	// reads and fills the parent's cache: entries are checked against the
 	// object and its resourceVersion before use.
 	fork.podInfos = sc.podInfos
+	if sc.derived == nil {
+		sc.derived = &derivedCache{}
+	}
+	fork.derived = sc.derived
 	if sc.order.seen != nil {
 		fork.order = sc.order.clone()
 	}

@@ -102,7 +102,10 @@ func (pf *PreFiltered) Filter(node string) *framework.Status {
 // shared; otherwise pod gets its own PreFilter on its first question.
 func (pf *PreFiltered) Equivalent(pod *v1.Pod) *PreFiltered {
 	out := &PreFiltered{sim: pf.sim, pi: pf.sim.derivedInfo(pod)}
-	if pf.ran && pf.podOnly && pf.valid() {
+	if !pf.valid() {
+		pf.run()
+	}
+	if pf.podOnly {
 		out.state, out.pre, out.status, out.narrowing = pf.state, pf.pre, pf.status, pf.narrowing
 		out.version, out.antiVersion, out.podOnly, out.ran = pf.version, pf.antiVersion, true, true
 	}
@@ -162,18 +165,63 @@ func (sim *Simulation) nodeInfo(name string) *framework.NodeInfo {
 // once per pod object and resourceVersion and shared by every simulation
 // of the scheduler: a caller asks about the same pending pods again and
 // again (cluster-autoscaler: every node group's estimate), and the data
-// depends on the pod object alone.
-//
-// The simulation keeps its own index by pod object in front of the
-// scheduler's (by key), sparing the key's construction and hashing.
+// depends on the pod object alone. The index is by object, in front of the
+// scheduler's by key, sparing the key's construction and hashing.
 func (sim *Simulation) derivedInfo(pod *v1.Pod) *framework.PodInfo {
-	if c, ok := sim.infos[pod]; ok && c.rv == pod.ResourceVersion {
+	d := sim.sc.derived
+	if d == nil {
+		d = &derivedCache{}
+		sim.sc.derived = d
+	}
+	if c, ok := d.byPod[pod]; ok && c.rv == pod.ResourceVersion {
 		return c.pi
 	}
 	pi := sim.sc.podInfo(cluster.Key(pod.Namespace, pod.Name), pod)
-	if sim.infos == nil {
-		sim.infos = map[*v1.Pod]cachedPodInfo{}
+	if d.byPod == nil || len(d.byPod) >= derivedCacheMax {
+		d.byPod = map[*v1.Pod]cachedPodInfo{}
 	}
-	sim.infos[pod] = cachedPodInfo{pod: pod, rv: pod.ResourceVersion, pi: pi}
+	d.byPod[pod] = cachedPodInfo{pod: pod, rv: pod.ResourceVersion, pi: pi}
 	return pi
+}
+
+// derivedCache is derivedInfo's index. It starts over when it reaches
+// derivedCacheMax entries, so a long-lived scheduler asked about ever new
+// pod objects does not keep them all.
+type derivedCache struct {
+	byPod map[*v1.Pod]cachedPodInfo
+}
+
+const derivedCacheMax = 1 << 16
+
+// FitBound is the pod's cpu and memory requests as NodeResourcesFit weighs
+// them, and whether that filter runs in the profile: a node with no pod
+// slot left, or with less free cpu or memory (Simulation.Free) than a
+// positive request, fails it whatever the other filters say, so a caller
+// looking for any node that takes the pod may pass over such a node
+// without asking (docs/scheduler.md#asking-without-writing).
+func (pf *PreFiltered) FitBound() (milliCPU, memory int64, ok bool) {
+	if !pf.valid() {
+		pf.run()
+	}
+	if _, skipped := pf.state.SkipFilterPlugins[noderesources.FitName]; skipped {
+		return 0, 0, false
+	}
+	for _, pl := range pf.sim.sc.fw.filter {
+		if pl.Name() == noderesources.FitName {
+			return pf.pi.Requests.MilliCPU, pf.pi.Requests.Memory, true
+		}
+	}
+	return 0, 0, false
+}
+
+// Free is what NodeResourcesFit finds free on the named node: allocatable
+// less requested cpu and memory, and the pod slots left.
+func (sim *Simulation) Free(node string) (milliCPU, memory int64, pods int, ok bool) {
+	sim.snapshot()
+	ni := sim.nodeInfo(node)
+	if ni == nil {
+		return 0, 0, 0, false
+	}
+	return ni.Allocatable.MilliCPU - ni.Requested.MilliCPU, ni.Allocatable.Memory - ni.Requested.Memory,
+		ni.Allocatable.AllowedPodNumber - len(ni.Pods), true
 }

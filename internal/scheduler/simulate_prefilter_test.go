@@ -86,3 +86,32 @@ func TestEquivalentAnswersAsFilter(t *testing.T) {
 		})
 	}
 }
+
+// TestFitBoundRejects: a node whose free cpu or memory (Free) is below the
+// pod's bound (FitBound), or that has no pod slot, is one Filter rejects.
+func TestFitBoundRejects(t *testing.T) {
+	nodes := []*v1.Node{
+		plugintest.SizedNode("roomy", "4", "8Gi", 110),
+		plugintest.SizedNode("tight", "1", "8Gi", 110),
+		plugintest.SizedNode("full", "4", "8Gi", 1),
+	}
+	sim := nil2(New().Simulate(newState("1.36", nodes, plugintest.OnNode(plugintest.SizedPod("x", "100m", ""), "full"))))
+	pf := sim.PreFilter(plugintest.SizedPod("p", "1500m", "1Gi"))
+	cpu, mem, ok := pf.FitBound()
+	if !ok || cpu != 1500 || mem != 1<<30 {
+		t.Fatalf("FitBound = %d, %d, %v", cpu, mem, ok)
+	}
+	for _, n := range []string{"roomy", "tight", "full"} {
+		fc, fm, slots, ok := sim.Free(n)
+		if !ok {
+			t.Fatalf("no node %s", n)
+		}
+		bounded := slots < 1 || fc < cpu || fm < mem
+		if bounded && pf.Filter(n).IsSuccess() {
+			t.Fatalf("%s: free %d/%d/%d under the bound, yet Filter passes", n, fc, fm, slots)
+		}
+		if n == "roomy" && !pf.Filter(n).IsSuccess() {
+			t.Fatalf("roomy rejected the pod")
+		}
+	}
+}

@@ -24,6 +24,14 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 		return 0, nil, err
 	}
 	var newNodes []string
+	position := map[string]int{} // a new node's index in newNodes
+	var free freeIndex
+	noteFree := func(node string) {
+		if at, ok := position[node]; ok {
+			cpu, mem, slots, _ := sim.Free(node)
+			free.set(at, cpu, mem, slots)
+		}
+	}
 	withPods := map[string]bool{}
 	last, next := "", 0
 	var placed []*corev1.Pod
@@ -35,9 +43,28 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 		if err := sim.Assume(pod, node); err != nil {
 			return err
 		}
+		noteFree(node)
 		withPods[node] = true
 		placed = append(placed, pod)
 		return nil
+	}
+	// firstFit is the first new node from start on, cyclically, that takes
+	// the pod: the nodes in order, less those freeIndex shows cannot.
+	firstFit := func(pf *scheduler.PreFiltered, start int) int {
+		cpu, mem, bounded := pf.FitBound()
+		for _, span := range [2][2]int{{start, len(newNodes)}, {0, start}} {
+			for at := span[0]; at < span[1]; at++ {
+				if bounded {
+					if at = free.next(at, span[1], cpu, mem); at < 0 {
+						break
+					}
+				}
+				if fits(pf, newNodes[at]) {
+					return at
+				}
+			}
+		}
+		return -1
 	}
 	for _, e := range ordered {
 		// PreFilter runs once for a pod and answers Filter on node after
@@ -58,19 +85,15 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 		// that a large group is not tried against every full node again.
 		i := 0
 		for ; i < len(e.pods); i++ {
-			target := ""
-			pf := prefilter(e.pods[i])
-			for k := range newNodes {
-				n := newNodes[(next+k)%len(newNodes)]
-				if fits(pf, n) {
-					target = n
-					next = (next + k + 1) % len(newNodes)
-					break
-				}
-			}
-			if target == "" {
+			if len(newNodes) == 0 {
 				break
 			}
+			at := firstFit(prefilter(e.pods[i]), next)
+			if at < 0 {
+				break
+			}
+			target := newNodes[at]
+			next = (at + 1) % len(newNodes)
 			if err := place(e.pods[i], target); err != nil {
 				return 0, nil, err
 			}
@@ -95,7 +118,9 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 				return 0, nil, err
 			}
 			last = h.Node.Name
+			position[last] = len(newNodes)
 			newNodes = append(newNodes, last)
+			noteFree(last)
 			if !fits(pf, last) {
 				break
 			}
