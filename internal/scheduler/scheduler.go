@@ -45,13 +45,10 @@ type Scheduler struct {
 	handle      *handle
 	static      map[string]*staticVerdicts
 	podInfos    map[string]cachedPodInfo
-	// derived indexes pods' derived data by object for simulations
-	// (simulate_prefilter.go), shared with every fork.
-	derived   *derivedCache
-	diagnoses map[string]*Diagnosis
-	rejected  []rejection
-	nominated nominatedIndex
-	observer  Observer
+	diagnoses   map[string]*Diagnosis
+	rejected    []rejection
+	nominated   nominatedIndex
+	observer    Observer
 	// order is the cache's order of pods per node (podorder.go).
 	order podOrder
 	// perNodeStatic keeps static verdicts per node rather than per node
@@ -60,6 +57,9 @@ type Scheduler struct {
 	// afterPreempt, when set (tests), checks the incremental bookkeeping
 	// after each preemption.
 	afterPreempt func(s *cluster.State)
+	// derived indexes pods' derived data by object for simulations
+	// (simulate_prefilter.go), shared with every fork.
+	derived *derivedCache
 }
 
 // Observer watches scheduling attempts one by one, in queue order (the
