@@ -79,25 +79,9 @@ func Priorities(p map[int][]string) string {
 
 // Run is berth's autoscaler on sc.
 func Run(sc *scenario.Scenario) (*scenario.Result, error) {
-	if err := sc.Validate(); err != nil {
+	in, objs, err := PlanInput(sc)
+	if err != nil {
 		return nil, err
-	}
-	objs := kube.Build(sc)
-	opts := Options(sc)
-	so := sc.Options.Defaults()
-	var groups []scaleup.Group
-	for i := range sc.NodeGroups {
-		g := &sc.NodeGroups[i]
-		size, _ := sc.GroupSize(g.Name)
-		sg := scaleup.Group{Name: g.Name, MinSize: g.Min, MaxSize: g.Max, Target: size,
-			Registered: len(objs.GroupNodes[g.Name])}
-		sg.Template, sg.TemplatePods = template(g.Name, objs)
-		groups = append(groups, sg)
-	}
-	in := scaleup.Input{
-		Nodes: objs.Nodes, Pods: objs.Bound, Pending: objs.Pending, Groups: groups,
-		Options: opts, Priorities: Priorities(so.Priorities), Seed: Seed,
-		MemoryMaxBytes: so.MaxMemoryTotal.Value(),
 	}
 	plan, err := scaleup.Plan(in)
 	if err != nil {
@@ -106,6 +90,8 @@ func Run(sc *scenario.Scenario) (*scenario.Result, error) {
 	res := &scenario.Result{}
 	fill(res, plan, objs.Pending)
 
+	groups := in.Groups
+	opts := in.Options
 	var sdGroups []scaledown.Group
 	for _, g := range groups {
 		sg := scaledown.Group{Name: g.Name, MinSize: g.MinSize, Target: g.Target}
@@ -130,6 +116,32 @@ func Run(sc *scenario.Scenario) (*scenario.Result, error) {
 	}
 	res.Normalize()
 	return res, nil
+}
+
+// PlanInput is sc as berth's scale-up input, with the objects it was built
+// from. The side-by-side benchmark times scaleup.Plan on it alone, the part
+// the genuine runner's orchestrator does.
+func PlanInput(sc *scenario.Scenario) (scaleup.Input, *kube.Objects, error) {
+	if err := sc.Validate(); err != nil {
+		return scaleup.Input{}, nil, err
+	}
+	objs := kube.Build(sc)
+	opts := Options(sc)
+	so := sc.Options.Defaults()
+	var groups []scaleup.Group
+	for i := range sc.NodeGroups {
+		g := &sc.NodeGroups[i]
+		size, _ := sc.GroupSize(g.Name)
+		sg := scaleup.Group{Name: g.Name, MinSize: g.Min, MaxSize: g.Max, Target: size,
+			Registered: len(objs.GroupNodes[g.Name])}
+		sg.Template, sg.TemplatePods = template(g.Name, objs)
+		groups = append(groups, sg)
+	}
+	return scaleup.Input{
+		Nodes: objs.Nodes, Pods: objs.Bound, Pending: objs.Pending, Groups: groups,
+		Options: opts, Priorities: Priorities(so.Priorities), Seed: Seed,
+		MemoryMaxBytes: so.MaxMemoryTotal.Value(),
+	}, objs, nil
 }
 
 // template is the group's template as cluster-autoscaler's node-info

@@ -108,3 +108,13 @@ func TestBenchShape(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestPlan5000x50Shape(t *testing.T) {
+	sc := Plan5000x50()
+	if len(sc.NodeGroups) != 50 || len(sc.Pods) != 5000 || len(sc.Nodes) != 50 {
+		t.Fatalf("plan: %d groups, %d nodes, %d pods", len(sc.NodeGroups), len(sc.Nodes), len(sc.Pods))
+	}
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

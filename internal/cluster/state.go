@@ -6,6 +6,7 @@ package cluster
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -243,7 +244,7 @@ func Key(namespace, name string) string {
 // metadata.resourceVersion.
 func (s *State) Bump() string {
 	s.ResourceVersion++
-	return fmt.Sprint(s.ResourceVersion)
+	return strconv.FormatInt(s.ResourceVersion, 10)
 }
 
 // Since is the virtual time elapsed since t.

@@ -104,11 +104,19 @@ func (o *podOrder) remove(key string) {
 // is the order of each pod's last write.
 func (o *podOrder) sync(s *cluster.State) {
 	if o.seen == nil {
-		o.byNode, o.seen, o.ports = map[string][]string{}, map[string]seenPod{}, map[string]framework.HostPortInfo{}
-		for _, key := range cluster.SortedKeys(s.Pods) {
-			if p := s.Pods[key]; inCache(p) {
-				o.add(key, p)
+		// seen is sized for every pod: a simulation binds pending pods.
+		o.byNode, o.seen, o.ports = map[string][]string{}, make(map[string]seenPod, len(s.Pods)), map[string]framework.HostPortInfo{}
+		// Key order over the bound pods alone: sorting every key would
+		// cost the pending pods too, which a simulation has by thousands.
+		var keys []string
+		for key, p := range s.Pods {
+			if inCache(p) {
+				keys = append(keys, key)
 			}
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
+			o.add(key, s.Pods[key])
 		}
 		return
 	}

@@ -98,9 +98,17 @@ func (sc *Scheduler) nominatedFor(node *v1.Node) []nominatedPod {
 		ix.valid = true
 		ix.byNode = map[*v1.Node][]nominatedPod{}
 		s := sc.handle.state
-		for _, key := range cluster.SortedKeys(s.Pods) {
+		// Key order over the nominated pods alone (few), not every pod.
+		var keys []string
+		for key, p := range s.Pods {
+			if p.Status.NominatedNodeName != "" {
+				keys = append(keys, key)
+			}
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
 			p := s.Pods[key]
-			if p.Status.NominatedNodeName == "" || p.Spec.NodeName != "" || p.DeletionTimestamp != nil ||
+			if p.Spec.NodeName != "" || p.DeletionTimestamp != nil ||
 				cluster.IsTerminal(p) || !sc.responsibleFor(p) {
 				continue
 			}

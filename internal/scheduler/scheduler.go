@@ -57,6 +57,9 @@ type Scheduler struct {
 	// afterPreempt, when set (tests), checks the incremental bookkeeping
 	// after each preemption.
 	afterPreempt func(s *cluster.State)
+	// derived indexes pods' derived data by object for simulations
+	// (simulate_prefilter.go), shared with every fork.
+	derived *derivedCache
 }
 
 // Observer watches scheduling attempts one by one, in queue order (the

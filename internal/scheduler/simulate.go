@@ -28,6 +28,23 @@ type Simulation struct {
 	ownNodes, ownPods  bool
 	hypothetical       map[string]bool
 	needsSnapshotBuild bool
+	// version counts the changes (AddNode, Assume): a PreFiltered result
+	// is good for the version it was computed at. antiVersion counts the
+	// pods with required anti-affinity placed, all a PreFilter that read
+	// the pod alone depends on (simulate_prefilter.go).
+	version, antiVersion uint64
+	// zones counts the nodes per node-tree zone and maxZone is the largest
+	// count, for AddNode's append fast path (nil until first needed).
+	zones   map[string]int
+	maxZone int
+	// nominations are the node names pods are nominated to (nominatedTo).
+	nominations map[string]bool
+	// podBlock is storage for the pod copies place makes (newPod).
+	podBlock []v1.Pod
+	// lastSnap, lastName and lastInfo are nodeInfo's last answer.
+	lastSnap *Snapshot
+	lastName string
+	lastInfo *framework.NodeInfo
 }
 
 // HypotheticalNode is a node that does not exist yet (a template made from
@@ -54,6 +71,10 @@ func (sc *Scheduler) Simulate(s *cluster.State, nodes ...HypotheticalNode) (*Sim
 	// reads and fills the parent's cache: entries are checked against the
 	// object and its resourceVersion before use.
 	fork.podInfos = sc.podInfos
+	if sc.derived == nil {
+		sc.derived = &derivedCache{}
+	}
+	fork.derived = sc.derived
 	if sc.order.seen != nil {
 		fork.order = sc.order.clone()
 	}
@@ -84,11 +105,17 @@ func (sim *Simulation) AddNode(h HypotheticalNode) error {
 		return fmt.Errorf("simulate: node %q already exists", h.Node.Name)
 	}
 	sim.ownNodeMap()
+	last := sim.joinsLast(h.Node)
 	s.Nodes[h.Node.Name] = h.Node
 	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, h.Node.Name)
 	sim.hypothetical[h.Node.Name] = true
+	sim.version++
 	if !sim.needsSnapshotBuild {
-		sim.sc.addSnapshotNode(s, h.Node)
+		if last {
+			sim.sc.appendSnapshotNode(h.Node, sim.nominatedTo(h.Node.Name))
+		} else {
+			sim.sc.addSnapshotNode(s, h.Node)
+		}
 	}
 	for _, p := range h.Pods {
 		if err := sim.place(p, h.Node.Name); err != nil {
@@ -151,25 +178,50 @@ func (sim *Simulation) Assume(pod *v1.Pod, node string) error {
 }
 
 // place stores a copy of pod bound to node in the simulation's own pods.
+// The copy is shallow (the pod's own fields, its maps and slices shared):
+// the simulation writes only the node name and resourceVersion, and reads
+// the cluster's pods without copying them anyway.
 func (sim *Simulation) place(pod *v1.Pod, node string) error {
 	s := sim.state
 	key := cluster.Key(pod.Namespace, pod.Name)
 	if cur, ok := s.Pods[key]; ok && cur.Spec.NodeName != "" {
 		return fmt.Errorf("simulate: pod %s is already bound to %q", key, cur.Spec.NodeName)
 	}
-	p := pod.DeepCopy()
+	p := sim.newPod()
+	*p = *pod
 	p.Spec.NodeName = node
 	p.ResourceVersion = s.Bump()
 	sim.ownPodMap()
 	s.Pods[key] = p
+	sim.noteNomination(p)
+	sim.version++
+	if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		sim.antiVersion++
+	}
 	if sim.needsSnapshotBuild {
 		return nil
 	}
 	// The snapshot stays incremental, as after a binding in a real Sync.
-	pi := sim.sc.podInfo(key, p)
+	// The copy's derived data is the original's (it depends on the spec,
+	// and the copy differs only in the node name and resourceVersion).
+	derived := *sim.derivedInfo(pod)
+	derived.Pod = p
+	pi := &derived
 	sim.sc.handle.snap.AddPod(pi, node)
 	sim.sc.order.add(key, p)
 	return nil
+}
+
+// newPod hands out the storage of one pod copy: copies are carved from
+// blocks, since bin packing assumes pods by the thousand and one
+// allocation each would cost more than the copy.
+func (sim *Simulation) newPod() *v1.Pod {
+	if len(sim.podBlock) == 0 {
+		sim.podBlock = make([]v1.Pod, 256)
+	}
+	p := &sim.podBlock[0]
+	sim.podBlock = sim.podBlock[1:]
+	return p
 }
 
 func (sim *Simulation) ownNodeMap() {
@@ -215,25 +267,10 @@ func (sim *Simulation) Schedule(pod *v1.Pod) *Diagnosis {
 }
 
 // Filter runs PreFilter and then Filter on one node, as the cycle would for
-// that node (with the pods nominated to it): nil means the pod fits.
+// that node (with the pods nominated to it): nil means the pod fits. A
+// caller asking about one pod on many nodes uses PreFilter instead.
 func (sim *Simulation) Filter(pod *v1.Pod, node string) *framework.Status {
-	pi := sim.podInfo(pod)
-	ni := sim.sc.handle.snap.byName[node]
-	if ni == nil {
-		return framework.AsStatus(fmt.Errorf("simulate: no node %q", node))
-	}
-	state := framework.NewCycleState()
-	pre, st, narrowing := sim.sc.fw.runPreFilterPlugins(state, pi, sim.sc.handle.snap.nodes)
-	if !st.IsSuccess() {
-		return st
-	}
-	if !pre.AllNodes() {
-		if _, ok := pre.NodeNames[node]; !ok {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable,
-				fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", narrowing))
-		}
-	}
-	return sim.sc.filterWithNominated(state, pi, ni, nil, nil, -1)
+	return sim.PreFilter(pod).Filter(node)
 }
 
 // Nodes lists the simulation's nodes in node-tree order.

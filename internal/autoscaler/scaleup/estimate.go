@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/berth-sim/berth/internal/scheduler"
 )
 
 // estimate is cluster-autoscaler's binpacking estimator: first-fit
@@ -22,47 +24,84 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 		return 0, nil, err
 	}
 	var newNodes []string
+	position := map[string]int{} // a new node's index in newNodes
+	var free freeIndex
+	noteFree := func(node string) {
+		if at, ok := position[node]; ok {
+			cpu, mem, slots, _ := sim.Free(node)
+			free.set(at, cpu, mem, slots)
+		}
+	}
 	withPods := map[string]bool{}
 	last, next := "", 0
 	var placed []*corev1.Pod
-	fits := func(pod *corev1.Pod, node string) bool {
-		st := sim.Filter(pod, node)
+	fits := func(pf *scheduler.PreFiltered, node string) bool {
+		st := pf.Filter(node)
 		return st == nil || st.IsSuccess()
 	}
 	place := func(pod *corev1.Pod, node string) error {
 		if err := sim.Assume(pod, node); err != nil {
 			return err
 		}
+		noteFree(node)
 		withPods[node] = true
 		placed = append(placed, pod)
 		return nil
 	}
+	// firstFit is the first new node from start on, cyclically, that takes
+	// the pod: the nodes in order, less those freeIndex shows cannot.
+	firstFit := func(pf *scheduler.PreFiltered, start int) int {
+		cpu, mem, bounded := pf.FitBound()
+		for _, span := range [2][2]int{{start, len(newNodes)}, {0, start}} {
+			for at := span[0]; at < span[1]; at++ {
+				if bounded {
+					if at = free.next(at, span[1], cpu, mem); at < 0 {
+						break
+					}
+				}
+				if fits(pf, newNodes[at]) {
+					return at
+				}
+			}
+		}
+		return -1
+	}
 	for _, e := range ordered {
+		// PreFilter runs once for a pod and answers Filter on node after
+		// node, as cluster-autoscaler's predicate checker does; the pods of
+		// an equivalence group share the first one's result while it read
+		// the pod alone (docs/scheduler.md#asking-without-writing).
+		var first *scheduler.PreFiltered
+		prefilter := func(pod *corev1.Pod) *scheduler.PreFiltered {
+			if first == nil {
+				first = sim.PreFilter(pod)
+				return first
+			}
+			return first.Equivalent(pod)
+		}
 		// Onto the new nodes so far: stop at the first pod that fits none.
 		// The search resumes after the node that took the last pod, as
 		// cluster-autoscaler's predicate checker does (its lastIndex), so
 		// that a large group is not tried against every full node again.
 		i := 0
 		for ; i < len(e.pods); i++ {
-			target := ""
-			for k := range newNodes {
-				n := newNodes[(next+k)%len(newNodes)]
-				if fits(e.pods[i], n) {
-					target = n
-					next = (next + k + 1) % len(newNodes)
-					break
-				}
-			}
-			if target == "" {
+			if len(newNodes) == 0 {
 				break
 			}
+			at := firstFit(prefilter(e.pods[i]), next)
+			if at < 0 {
+				break
+			}
+			target := newNodes[at]
+			next = (at + 1) % len(newNodes)
 			if err := place(e.pods[i], target); err != nil {
 				return 0, nil, err
 			}
 		}
 		// The rest onto the last node, or fresh ones.
 		for _, pod := range e.pods[i:] {
-			if last != "" && fits(pod, last) {
+			pf := prefilter(pod)
+			if last != "" && fits(pf, last) {
 				if err := place(pod, last); err != nil {
 					return 0, nil, err
 				}
@@ -79,8 +118,10 @@ func (p *planner) estimate(g *Group, groups []*equivalence, limit int) (int, []*
 				return 0, nil, err
 			}
 			last = h.Node.Name
+			position[last] = len(newNodes)
 			newNodes = append(newNodes, last)
-			if !fits(pod, last) {
+			noteFree(last)
+			if !fits(pf, last) {
 				break
 			}
 			if err := place(pod, last); err != nil {

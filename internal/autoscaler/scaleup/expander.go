@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-sim/berth/internal/autoscaler/config"
@@ -68,9 +69,9 @@ func (p *planner) waste(o Option) float64 {
 	capMem := g.Template.Status.Capacity.Memory().Value() * int64(o.NodeCount)
 	var reqCPU, reqMem int64
 	for _, pod := range o.Pods {
-		r := containerRequests(pod)
-		reqCPU += r.Cpu().MilliValue()
-		reqMem += r.Memory().Value()
+		r := p.wasteRequests(pod)
+		reqCPU += r.milliCPU
+		reqMem += r.memory
 	}
 	var w float64
 	if capCPU > 0 {
@@ -80,6 +81,33 @@ func (p *planner) waste(o Option) float64 {
 		w += float64(capMem-reqMem) / float64(capMem)
 	}
 	return w
+}
+
+// podRequests are a pod's regular containers' cpu (millicores) and memory
+// (bytes) requests, as least-waste counts them.
+type podRequests struct{ milliCPU, memory int64 }
+
+// wasteRequests is containerRequests' cpu and memory for pod, computed
+// once a plan: every option lists thousands of the same pending pods.
+func (p *planner) wasteRequests(pod *corev1.Pod) podRequests {
+	if r, ok := p.requests[pod]; ok {
+		return r
+	}
+	var cpu, mem resource.Quantity
+	for _, c := range pod.Spec.Containers {
+		if q, ok := c.Resources.Requests[corev1.ResourceCPU]; ok {
+			cpu.Add(q)
+		}
+		if q, ok := c.Resources.Requests[corev1.ResourceMemory]; ok {
+			mem.Add(q)
+		}
+	}
+	r := podRequests{milliCPU: cpu.MilliValue(), memory: mem.Value()}
+	if p.requests == nil {
+		p.requests = map[*corev1.Pod]podRequests{}
+	}
+	p.requests[pod] = r
+	return r
 }
 
 // containerRequests sums the regular containers' requests, as least-waste does.

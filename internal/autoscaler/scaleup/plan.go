@@ -1,8 +1,8 @@
 package scaleup
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand"
 	"sort"
 
@@ -144,6 +144,10 @@ type planner struct {
 	// fits[group] are the equivalence groups the group's template accepts
 	// (cluster-autoscaler's schedulable pod groups), in pending order.
 	fits map[string][]*equivalence
+	// classes are the pods' equivalence classes.
+	classes classes
+	// requests caches least-waste's view of each pod's requests.
+	requests map[*corev1.Pod]podRequests
 }
 
 // equivalence is pods of one owner with the same spec: cluster-autoscaler
@@ -180,7 +184,7 @@ func (p *planner) run() (*Result, error) {
 	if len(pending) == 0 {
 		return &p.res, nil
 	}
-	groups := equivalenceGroups(pending)
+	groups := p.equivalenceGroups(pending)
 	p.rejected = map[string]map[string][]string{}
 	p.skipped = map[string][]string{}
 	limits := newLimits(p.in)
@@ -267,15 +271,16 @@ func (p *planner) filterFitting(pending []*corev1.Pod) ([]*corev1.Pod, error) {
 	// (docs/cluster-autoscaler.md#scale-up).
 	next := 0
 	for _, pod := range pending {
-		key := equivalenceKey(pod)
+		key := p.classes.key(pod)
 		if key != "" && failed[key] {
 			out = append(out, pod)
 			continue
 		}
 		placed := false
+		pf := sim.PreFilter(pod)
 		for i := range nodes {
 			at := (next + i) % len(nodes)
-			if st := sim.Filter(pod, nodes[at]); st == nil || st.IsSuccess() {
+			if st := pf.Filter(nodes[at]); st == nil || st.IsSuccess() {
 				if err := sim.Assume(pod, nodes[at]); err != nil {
 					return nil, err
 				}
@@ -297,10 +302,14 @@ func (p *planner) filterFitting(pending []*corev1.Pod) ([]*corev1.Pod, error) {
 }
 
 // copyTemplate names a copy of the group's template node and its pods.
+// The node is a shallow copy with its own labels: the simulation reads
+// nodes and never writes them, and bin packing makes them by the thousand.
 func copyTemplate(g Group, suffix string) scheduler.HypotheticalNode {
-	n := g.Template.DeepCopy()
+	cp := *g.Template
+	n := &cp
 	n.Name = g.Name + "-" + suffix
 	if n.Labels != nil {
+		n.Labels = maps.Clone(n.Labels)
 		n.Labels[corev1.LabelHostname] = n.Name
 	}
 	h := scheduler.HypotheticalNode{Node: n}
@@ -313,17 +322,6 @@ func copyTemplate(g Group, suffix string) scheduler.HypotheticalNode {
 	return h
 }
 
-func equivalenceKey(pod *corev1.Pod) string {
-	ref := ownerUID(pod)
-	if ref == "" {
-		return ""
-	}
-	spec := pod.Spec.DeepCopy()
-	spec.NodeName = ""
-	data, _ := json.Marshal(spec)
-	return ref + "/" + string(data)
-}
-
 func ownerUID(pod *corev1.Pod) string {
 	for _, r := range pod.OwnerReferences {
 		if r.Controller != nil && *r.Controller {
@@ -334,11 +332,11 @@ func ownerUID(pod *corev1.Pod) string {
 }
 
 // equivalenceGroups groups pods by owner and spec, in first-seen order.
-func equivalenceGroups(pods []*corev1.Pod) []*equivalence {
+func (p *planner) equivalenceGroups(pods []*corev1.Pod) []*equivalence {
 	var out []*equivalence
 	index := map[string]*equivalence{}
 	for _, pod := range pods {
-		key := equivalenceKey(pod)
+		key := p.classes.key(pod)
 		if key != "" {
 			if e := index[key]; e != nil {
 				e.pods = append(e.pods, pod)
