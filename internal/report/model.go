@@ -335,7 +335,7 @@ func pending(s *cluster.State, o Options) ([]Pending, int, error) {
 			return nil, 0, fmt.Errorf("why %s: %w", k, err)
 		}
 		seen[sig] = len(out)
-		out = append(out, explain(r, pod.Namespace+"/"+wl))
+		out = append(out, explain(r, wl))
 	}
 	return out, notExplained, nil
 }
