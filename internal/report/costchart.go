@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -168,19 +169,38 @@ func chart(s *cluster.State, lives []cost.Life, rows []cost.Row, colors map[stri
 		if r == nil {
 			continue
 		}
-		var b strings.Builder
-		// Upper edge left to right, then the lower edge back.
-		for i := 0; i+1 < len(xs); i++ {
-			cmd := "L"
-			if i == 0 {
-				cmd = "M"
+		// Upper edge left to right, then the lower edge back; repeated
+		// points (a rate that did not change at a cut) are dropped.
+		var pts [][2]float64
+		add := func(px, py float64) {
+			p := [2]float64{math.Round(px*10) / 10, math.Round(py*10) / 10}
+			if n := len(pts); n > 0 && pts[n-1] == p {
+				return
 			}
-			fmt.Fprintf(&b, "%s%.1f %.1f L%.1f %.1f ", cmd, x(xs[i]), y(base[i]+r[i]), x(xs[i+1]), y(base[i]+r[i]))
+			if n := len(pts); n > 1 && (pts[n-1][0] == p[0] && pts[n-2][0] == p[0] || pts[n-1][1] == p[1] && pts[n-2][1] == p[1]) {
+				// Collinear with the last two points: extend the segment.
+				pts[n-1] = p
+				return
+			}
+			pts = append(pts, p)
+		}
+		for i := 0; i+1 < len(xs); i++ {
+			add(x(xs[i]), y(base[i]+r[i]))
+			add(x(xs[i+1]), y(base[i]+r[i]))
 		}
 		for i := len(xs) - 2; i >= 0; i-- {
-			fmt.Fprintf(&b, "L%.1f %.1f L%.1f %.1f ", x(xs[i+1]), y(base[i]), x(xs[i]), y(base[i]))
+			add(x(xs[i+1]), y(base[i]))
+			add(x(xs[i]), y(base[i]))
 		}
-		b.WriteString("Z")
+		var b strings.Builder
+		for i, p := range pts {
+			if i == 0 {
+				fmt.Fprintf(&b, "M%.1f %.1f", p[0], p[1])
+				continue
+			}
+			fmt.Fprintf(&b, " L%.1f %.1f", p[0], p[1])
+		}
+		b.WriteString(" Z")
 		c.Areas = append(c.Areas, Area{Name: row.Name, Color: colors[row.Name], Path: b.String()})
 		for i := range r {
 			base[i] += r[i]
