@@ -161,10 +161,7 @@ func Build(s *cluster.State, o Options) (*Page, error) {
 	lives := cost.Lives(s)
 	p.Zones = zones(s, lives)
 	p.Compact = len(s.Nodes) >= CompactFrom
-	var err error
-	if p.Pending, p.PendingNotExplained, err = pending(s, o); err != nil {
-		return nil, err
-	}
+	p.Pending, p.PendingNotExplained = pending(s, o)
 	p.Cost = costView(s, lives)
 	p.Events, p.EventsOmitted = events(s, o.MaxEvents)
 	groups := map[string]bool{}
@@ -309,7 +306,7 @@ func mib(bytes int64) string { return fmt.Sprintf("%dMi", bytes/(1<<20)) }
 
 // pending asks why about the pending pods: the first of each workload and
 // spec in full (why.Workload's grouping), the others named beside it.
-func pending(s *cluster.State, o Options) ([]Pending, int, error) {
+func pending(s *cluster.State, o Options) ([]Pending, int) {
 	var out []Pending
 	seen := map[string]int{}
 	notExplained := 0
@@ -330,14 +327,17 @@ func pending(s *cluster.State, o Options) ([]Pending, int, error) {
 			notExplained++
 			continue
 		}
+		seen[sig] = len(out)
 		r, err := why.Pod(s, pod, why.Options{NoFixes: o.NoFixes})
 		if err != nil {
-			return nil, 0, fmt.Errorf("why %s: %w", k, err)
+			// One pod why cannot answer about must not cost the whole
+			// page: the entry says so (docs/report.md#choices).
+			out = append(out, Pending{Pod: k, Workload: wl, Reason: "berth why could not answer: " + err.Error()})
+			continue
 		}
-		seen[sig] = len(out)
 		out = append(out, explain(r, wl))
 	}
-	return out, notExplained, nil
+	return out, notExplained
 }
 
 // explain turns why's answer into the page's summary lines; the full text
