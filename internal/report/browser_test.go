@@ -65,6 +65,10 @@ func TestBrowser(t *testing.T) {
 			if want := c.nodes >= report.CompactFrom; p.Compact != want {
 				t.Errorf("compact %v, want %v", p.Compact, want)
 			}
+			// Big nodes count their pods by workload in the tile's title.
+			if p.Compact && !regexp.MustCompile(`title="[^"]* · deployment/web ×\d+`).MatchString(html) {
+				t.Error("no tile counts its pods by workload")
+			}
 			dir := t.TempDir()
 			file := filepath.Join(dir, c.name+".html")
 			if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
