@@ -88,6 +88,7 @@ semantics, and shows the result the way kubectl would.`,
 	root.AddCommand(newKarpenterCmd(g))
 	root.AddCommand(newCostCmd(g))
 	root.AddCommand(newWhyCmd(g))
+	root.AddCommand(newTestCmd(g))
 	return root
 }
 
