@@ -87,14 +87,14 @@ type Operation struct {
 	Berth *BerthOp `json:"berth,omitempty"`
 
 	// Operations that need a real cluster or a shell.
-	Script  any `json:"script,omitempty"`
-	Command any `json:"command,omitempty"`
-	Patch   any `json:"patch,omitempty"`
-	Update  any `json:"update,omitempty"`
-	Wait    any `json:"wait,omitempty"`
-	Get     any `json:"get,omitempty"`
-	Events  any `json:"events,omitempty"`
-	PodLogs any `json:"podLogs,omitempty"`
+	Script   any `json:"script,omitempty"`
+	Command  any `json:"command,omitempty"`
+	Patch    any `json:"patch,omitempty"`
+	Update   any `json:"update,omitempty"`
+	Wait     any `json:"wait,omitempty"`
+	Get      any `json:"get,omitempty"`
+	Events   any `json:"events,omitempty"`
+	PodLogs  any `json:"podLogs,omitempty"`
 	Describe any `json:"describe,omitempty"`
 }
 
