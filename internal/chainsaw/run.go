@@ -396,6 +396,9 @@ func describeExpected(exp map[string]any, ns string) string {
 	if name == "" {
 		name = "(any)"
 	}
+	if k, err := kindOf(apiVersion, kind); err == nil && !k.Namespaced {
+		return fmt.Sprintf("%s %s %s", apiVersion, kind, name)
+	}
 	return fmt.Sprintf("%s %s %s/%s", apiVersion, kind, ns, name)
 }
 
