@@ -76,6 +76,10 @@ func (r *runner) berth(op *BerthOp, timeout time.Duration) error {
 				fails = append(fails, msg)
 			}
 		}
+		if len(fails) > 1 {
+			// one check per line under the operation
+			return "\n  " + strings.ReplaceAll(strings.Join(fails, "\n"), "\n", "\n  "), nil
+		}
 		return strings.Join(fails, "\n"), nil
 	})
 }

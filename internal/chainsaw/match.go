@@ -86,7 +86,7 @@ func match(path string, expected, actual any, out *[]Mismatch) error {
 				if exp[k] == nil {
 					continue // an expected null matches an absent field
 				}
-				*out = append(*out, Mismatch{Path: sub, Expected: exp[k], Reason: "field is missing"})
+				*out = append(*out, Mismatch{Path: sub, Expected: exp[k], Reason: "field is missing, expected " + render(exp[k])})
 				continue
 			}
 			if err := match(sub, exp[k], av, out); err != nil {
@@ -101,7 +101,7 @@ func match(path string, expected, actual any, out *[]Mismatch) error {
 		}
 		if len(act) != len(exp) {
 			*out = append(*out, Mismatch{Path: orRoot(path), Expected: expected, Actual: actual,
-				Reason: fmt.Sprintf("expected %d elements, got %d", len(exp), len(act))})
+				Reason: fmt.Sprintf("expected %d element(s), got %d: %s", len(exp), len(act), render(actual))})
 			return nil
 		}
 		for i := range exp {

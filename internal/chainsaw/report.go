@@ -10,12 +10,12 @@ import (
 // Print writes the human-readable outcome of the files: one line per step,
 // the failing step's message and diff indented under it, then a summary.
 func Print(w io.Writer, files []FileResult) {
-	var tests, failedTests, steps, failedSteps int
+	var unread, tests, failedTests, steps, failedSteps int
 	for _, f := range files {
 		fmt.Fprintf(w, "%s\n", f.File)
 		if f.Err != "" {
 			fmt.Fprintf(w, "  ERROR %s\n", f.Err)
-			failedTests++
+			unread++
 			continue
 		}
 		for _, t := range f.Tests {
@@ -42,7 +42,11 @@ func Print(w io.Writer, files []FileResult) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "%s: %d test(s), %d failed; %d step(s), %d failed\n", verdict(failedTests > 0), tests, failedTests, steps, failedSteps)
+	fmt.Fprintf(w, "%s: %d test(s), %d failed; %d step(s), %d failed", verdict(failedTests+unread > 0), tests, failedTests, steps, failedSteps)
+	if unread > 0 {
+		fmt.Fprintf(w, "; %d file(s) not read", unread)
+	}
+	fmt.Fprintln(w)
 }
 
 func verdict(failed bool) string {

@@ -166,7 +166,11 @@ func (r *runner) with(f func(a *app.App, out *bytes.Buffer) error) error {
 func (r *runner) step(s Step) error {
 	for i, op := range s.Try {
 		if err := r.operation(s, op); err != nil {
-			return fmt.Errorf("try[%d] %s: %w", i, op.name(), err)
+			sep := " "
+			if strings.HasPrefix(err.Error(), "\n") {
+				sep = ""
+			}
+			return fmt.Errorf("try[%d] %s:%s%w", i, op.name(), sep, err)
 		}
 	}
 	return nil
