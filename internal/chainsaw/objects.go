@@ -46,18 +46,24 @@ func loadExpected(dir string, op *ResourceOp) ([]map[string]any, error) {
 	if op.File == "" {
 		return nil, fmt.Errorf("file or resource is required")
 	}
-	data, err := os.ReadFile(resolve(dir, op.File))
+	files, err := expand(resolve(dir, op.File))
 	if err != nil {
 		return nil, err
 	}
 	var out []map[string]any
-	for _, doc := range splitDocuments(data) {
-		var m map[string]any
-		if err := yaml.Unmarshal(doc, &m); err != nil {
-			return nil, fmt.Errorf("%s: %w", op.File, err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
 		}
-		if len(m) > 0 {
-			out = append(out, m)
+		for _, doc := range splitDocuments(data) {
+			var m map[string]any
+			if err := yaml.Unmarshal(doc, &m); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if len(m) > 0 {
+				out = append(out, m)
+			}
 		}
 	}
 	if len(out) == 0 {

@@ -280,7 +280,11 @@ func (r *runner) apply(op *ResourceOp) error {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			req.Kustomize = p
 		} else {
-			req.Files = []string{p}
+			files, err := expand(p)
+			if err != nil {
+				return err
+			}
+			req.Files = files
 		}
 	default:
 		return fmt.Errorf("file or resource is required")
@@ -351,7 +355,11 @@ func checkPresent(s *cluster.State, exp map[string]any, ns string) (string, erro
 		return "", err
 	}
 	if len(cands) == 0 {
-		return fmt.Sprintf("%s: actual resource not found", describeExpected(exp, ns)), nil
+		// Chainsaw's two texts: a named object missing, an empty list.
+		if meta, _ := exp["metadata"].(map[string]any); meta["name"] != nil {
+			return fmt.Sprintf("%s: actual resource not found", describeExpected(exp, ns)), nil
+		}
+		return fmt.Sprintf("%s: no actual resource found", describeExpected(exp, ns)), nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: no actual resource matches", describeExpected(exp, ns))
@@ -446,10 +454,30 @@ func (r *runner) delete(op *DeleteOp) error {
 			}
 			req.Files = []string{f}
 		} else {
-			req.Files = []string{resolve(r.testDir, op.File)}
+			files, err := expand(resolve(r.testDir, op.File))
+			if err != nil {
+				return err
+			}
+			req.Files = files
 		}
 	default:
 		return fmt.Errorf("ref, file or resource is required")
 	}
 	return r.with(func(a *app.App, _ *bytes.Buffer) error { return a.Delete(req) })
+}
+
+// expand resolves a glob pattern ("resources/*.yaml", as Chainsaw accepts)
+// to its files in name order; a plain path is itself.
+func expand(p string) ([]string, error) {
+	if !strings.ContainsAny(p, "*?[") {
+		return []string{p}, nil
+	}
+	files, err := filepath.Glob(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no file matches", p)
+	}
+	return files, nil // Glob sorts
 }

@@ -24,7 +24,18 @@ const pod = `
 
 func runYAML(t *testing.T, body string) TestResult {
 	t.Helper()
+	return runFiles(t, body, nil)
+}
+
+// runFiles runs a test whose directory also holds files.
+func runFiles(t *testing.T, body string, files map[string]string) TestResult {
+	t.Helper()
 	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	file := filepath.Join(dir, "chainsaw-test.yaml")
 	doc := "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\nspec:\n" + body
 	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
@@ -132,6 +143,35 @@ func TestRun(t *testing.T) {
 				t.Errorf("virtual time %s, want %s", res.Steps[0].Virtual, tc.virtual)
 			}
 		})
+	}
+}
+
+func TestRunFiles(t *testing.T) {
+	files := map[string]string{
+		"10-pod.yaml": strings.ReplaceAll(`apiVersion: v1
+kind: Pod
+metadata: {name: p, labels: {app: p}}
+spec:
+  nodeSelector: {kubernetes.io/arch: amd64}
+  containers: [{name: c, image: busybox}]
+`, "\t", ""),
+		"assert-running.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nstatus: {phase: Running}\n",
+		"assert-node.yaml":    "apiVersion: v1\nkind: Node\nmetadata: {labels: {kubernetes.io/arch: amd64}}\n---\napiVersion: v1\nkind: Node\nmetadata: {labels: {kubernetes.io/arch: arm64}}\n",
+		"no-such.yaml":        "apiVersion: v1\nkind: Pod\nmetadata: {labels: {app: nobody}}\n",
+	}
+	res := runFiles(t, `
+  steps:
+  - try:
+    - apply: {file: "*-pod.yaml"}
+    - assert: {file: "assert-*.yaml"}
+  - try:
+    - assert: {file: no-such.yaml, timeout: 0s}
+`, files)
+	if res.Steps[0].Failure != "" {
+		t.Errorf("step 1: %s", res.Steps[0].Failure)
+	}
+	if want := "v1 Pod default/(any): no actual resource found"; !strings.Contains(res.Steps[1].Failure, want) {
+		t.Errorf("step 2: %q, want %q", res.Steps[1].Failure, want)
 	}
 }
 
