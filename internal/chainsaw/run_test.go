@@ -95,6 +95,11 @@ func TestRun(t *testing.T) {
     - delete: {ref: {apiVersion: v1, kind: Pod, name: p}}
     - error: {resource: {apiVersion: v1, kind: Pod, metadata: {name: p}}}
 `, want: []string{""}},
+		{name: "deleting a missing object fails", body: `
+  steps:
+  - try:
+    - delete: {ref: {apiVersion: apps/v1, kind: Deployment, name: nope}}
+`, want: []string{`Error from server (NotFound): deployments.apps "nope" not found`}},
 		{name: "berth checks", body: `
   steps:
   - try:` + strings.ReplaceAll(pod, "%ARCH%", "s390x") + `
