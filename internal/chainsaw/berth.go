@@ -28,7 +28,8 @@ type BerthOp struct {
 	MaxCostPerHour *float64 `json:"maxCostPerHour,omitempty"`
 }
 
-// NodeCount is the number of live nodes one NodePool or node group has.
+// NodeCount is the number of live nodes one NodePool (or v1alpha5
+// Provisioner of that name) or node group has.
 type NodeCount struct {
 	NodePool  string `json:"nodePool,omitempty"`
 	NodeGroup string `json:"nodeGroup,omitempty"`
@@ -93,12 +94,13 @@ func checkNodes(rep *cost.Report, want []NodeCount) []string {
 	}
 	var fails []string
 	for _, n := range want {
-		key := "nodepool/" + n.NodePool
-		if n.NodeGroup != "" {
-			key = "nodegroup/" + n.NodeGroup
+		key, got := "nodegroup/"+n.NodeGroup, have["nodegroup/"+n.NodeGroup]
+		if n.NodePool != "" {
+			// A legacy v1alpha5 Provisioner is the NodePool of its era.
+			key, got = "nodepool/"+n.NodePool, have["nodepool/"+n.NodePool]+have["provisioner/"+n.NodePool]
 		}
-		if have[key] != n.Count {
-			fails = append(fails, fmt.Sprintf("nodes of %s: expected %d, got %d%s", key, n.Count, have[key], others(have)))
+		if got != n.Count {
+			fails = append(fails, fmt.Sprintf("nodes of %s: expected %d, got %d%s", key, n.Count, got, others(have)))
 		}
 	}
 	return fails
