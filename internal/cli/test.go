@@ -14,12 +14,17 @@ import (
 func newTestCmd(g *globals) *cobra.Command {
 	var junit string
 	cmd := &cobra.Command{
-		Use:   "test FILE... [--junit FILE]",
+		Use:   "test FILE|DIR... [--junit FILE]",
 		Short: "Run Kyverno Chainsaw Test files offline, each test on a fresh throw-away cluster in virtual time",
 		Example: `  berth test examples/graviton/chainsaw-test.yaml
-  berth test --junit report.xml examples/*/chainsaw-test.yaml`,
+  berth test --junit report.xml examples/*/chainsaw-test.yaml
+  berth test examples     # every chainsaw-test.yaml under the directory`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, err := chainsaw.Discover(args)
+			if err != nil {
+				return err
+			}
 			opts := chainsaw.Options{Seed: g.seed, KubernetesVersion: g.kubernetesVersion}
 			var results []chainsaw.FileResult
 			failed := false
