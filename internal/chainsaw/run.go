@@ -111,7 +111,9 @@ func Run(t *Test, o Options) TestResult {
 		sr := StepResult{Name: name, Skipped: failed}
 		if !failed {
 			if err := r.step(s); err != nil {
-				sr.Failure = err.Error()
+				// Inline resources are applied from the scratch directory;
+				// its random name stays out of the report.
+				sr.Failure = strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
 				failed = true
 			}
 			sr.Virtual = r.now()

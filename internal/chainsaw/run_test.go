@@ -118,6 +118,11 @@ func TestRun(t *testing.T) {
   - try:
     - command: {entrypoint: kubectl}
 `, want: []string{"try[0] command: not supported offline"}},
+		{name: "an inline resource's error names no temporary path", body: `
+  steps:
+  - try:
+    - apply: {resource: {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: []}}}
+`, want: []string{"try[0] apply: inline-1.yaml"}},
 		{name: "patch is refused", body: `
   steps:
   - try:
