@@ -82,13 +82,13 @@ semantics, and shows the result the way kubectl would.`,
 		newAdvanceCmd(g),
 		newResetCmd(g),
 		newDemoCmd(g),
+		newTestCmd(g),
 		newVersionCmd(),
 	)
 	root.AddCommand(nodeOpCommands(g)...)
 	root.AddCommand(newKarpenterCmd(g))
 	root.AddCommand(newCostCmd(g))
 	root.AddCommand(newWhyCmd(g))
-	root.AddCommand(newTestCmd(g))
 	return root
 }
 
