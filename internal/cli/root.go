@@ -82,6 +82,7 @@ semantics, and shows the result the way kubectl would.`,
 		newAdvanceCmd(g),
 		newResetCmd(g),
 		newDemoCmd(g),
+		newTestCmd(g),
 		newVersionCmd(),
 	)
 	root.AddCommand(nodeOpCommands(g)...)
