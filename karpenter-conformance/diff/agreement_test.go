@@ -2,45 +2,26 @@ package diff
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/berth-sim/berth/karpenter-conformance/berthrun"
 	"github.com/berth-sim/berth/karpenter-conformance/generator"
-	"github.com/berth-sim/berth/karpenter-conformance/scenario"
-	"github.com/berth-sim/berth/karpenter-conformance/upstream"
 )
 
 var (
-	kseeds = flag.Int("kseeds", 100, "generator.Small seeds TestAgreement runs (kfrom..N)")
-	kfrom  = flag.Int("kfrom", 1, "first seed TestAgreement runs")
-	kruns  = flag.Int("kruns", 3, "upstream runs per scenario (distinct outcomes are sampled)")
-	kmore  = flag.Int("kmore", 30, "upstream runs to add before calling an unknown disagreement new")
+	kseeds  = flag.Int("kseeds", 100, "generator.Small seeds TestAgreement runs (kfrom..N)")
+	kfrom   = flag.Int("kfrom", 1, "first seed TestAgreement runs")
+	kruns   = flag.Int("kruns", 3, "upstream runs every scenario gets")
+	ksettle = flag.Int("ksettle", 30, "upstream runs after which a single outcome other than berth's is a real disagreement")
+	kmax    = flag.Int("kmax", 200, "most upstream runs spent looking for berth's outcome while upstream varies")
+	kreport = flag.String("kreport", "", "write one line per seed (runs, distinct outcomes, runs with berth's outcome, verdict) to this file")
 )
-
-// Causes of the known disagreements (one regression file per class in
-// ../regressions).
-const (
-	// Not a difference: berth's result is one upstream produces, but rarely
-	// enough that kmore runs may miss it.
-	causeSampling = "sampling: berth's outcome is upstream-possible but rare among many tie outcomes"
-)
-
-// known are the seeds (1..1000 checked) where berth is not among upstream's
-// sampled outcomes, with the cause. TestAgreement logs them and fails only on
-// new ones. Seeds 10, 65 and 84, once listed as sampling, now match upstream's
-// most frequent outcome (10-14 of 60 runs). 554 and 747 are tie-rich (42 and
-// 9+ distinct upstream outcomes): berth's result is upstream's most frequent
-// one, but at 4 of 60 and 2 of 10 runs a 3+30-run sample can miss it.
-// Seed 519 (zone spread + zone self-affinity, a spread tie after the
-// PreferNoSchedule relaxation) was fixed: regressions/spread-tie-settled-by-zone-affinity.yaml.
-var known = map[uint64]string{
-	554: causeSampling,
-	747: causeSampling,
-}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -51,17 +32,20 @@ func TestMain(m *testing.M) {
 
 type seedResult struct {
 	seed    uint64
-	verdict Verdict
+	check   Check
 	summary Summary
-	runs    int
 	err     error
 }
 
-// TestAgreement runs berth and genuine Karpenter on generator.Small(1..kseeds)
-// and requires berth's result to be one of upstream's sampled outcomes: kruns
-// runs, and kmore more before an unknown disagreement counts as new.
+// TestAgreement runs berth and genuine Karpenter on generator.Small(kfrom..kseeds)
+// and requires berth's result to be one genuine Karpenter produces, sampled
+// adaptively (Sampling): kruns runs each, doubled up to kmax while berth's
+// outcome has not shown, stopped at ksettle when upstream gives one outcome
+// every run. It fails on a real disagreement (upstream settled on another
+// outcome) and on a varying upstream whose kmax runs never gave berth's.
 func TestAgreement(t *testing.T) {
 	start := time.Now()
+	policy := Sampling{Initial: *kruns, Settle: *ksettle, Budget: *kmax}
 	seeds := make(chan uint64)
 	first := uint64(max(*kfrom, 1))
 	if uint64(*kseeds) < first {
@@ -74,11 +58,11 @@ func TestAgreement(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for seed := range seeds {
-				r := checkSeed(seed)
+				r := checkSeed(policy, seed)
 				results[seed-first] = r
-				if r.err == nil && !r.verdict.Agree {
+				if r.err == nil && r.check.Runs > policy.Initial {
 					// Streamed under -v while the run goes on.
-					t.Logf("seed %d: disagrees over %d runs", seed, r.runs)
+					t.Logf("seed %d: %s", seed, describe(r.check))
 				}
 			}
 		}()
@@ -90,41 +74,52 @@ func TestAgreement(t *testing.T) {
 	wg.Wait()
 
 	var total Summary
-	agree := 0
-	var fixed []uint64
+	var agree, extra, varied, maxDistinct, runs int
+	var report strings.Builder
 	for _, r := range results {
 		if r.err != nil {
 			t.Fatalf("seed %d: %v", r.seed, r.err)
 		}
+		c := r.check
 		total.NodeClaims += r.summary.NodeClaims
 		total.NodeClaimsAgree += r.summary.NodeClaimsAgree
 		total.Pods += r.summary.Pods
 		total.PodsAgree += r.summary.PodsAgree
-		cause, isKnown := known[r.seed]
+		runs += c.Runs
+		if c.Distinct > 1 {
+			varied++
+		}
+		maxDistinct = max(maxDistinct, c.Distinct)
+		fmt.Fprintf(&report, "%d\t%d\t%d\t%d\t%s\n", r.seed, c.Runs, c.Distinct, c.BerthRuns, verdictWord(c))
 		switch {
-		case r.verdict.Agree:
+		case c.Agree:
 			agree++
-			if isKnown && cause != causeSampling {
-				fixed = append(fixed, r.seed)
+			if c.Runs > policy.Initial {
+				extra++
 			}
-		case isKnown:
-			t.Logf("seed %d: known disagreement (%s): %s", r.seed, cause, r.verdict.First)
+		case c.Real():
+			t.Errorf("seed %d: REAL disagreement (upstream gave one outcome in all %d runs): %s\n  reproduce: go run ./cmd/kdiff -seed %d -diff 30",
+				r.seed, c.Runs, c.First, r.seed)
 		default:
-			t.Errorf("seed %d: NEW disagreement (closest of upstream's outcomes over %d runs: %d): %s\n  reproduce: go run ./cmd/kdiff -seed %d -diff 30",
-				r.seed, r.runs, r.verdict.Outcome, r.verdict.First, r.seed)
+			t.Errorf("seed %d: berth's outcome not among upstream's %d distinct outcomes in %d runs (closest %d): %s\n  reproduce: go run ./cmd/kdiff -seed %d -outcomes %d",
+				r.seed, c.Distinct, c.Runs, c.Outcome, c.First, r.seed, c.Runs)
 		}
 	}
-	if len(fixed) > 0 {
-		t.Logf("known disagreements that now agree (remove them from known): %v", fixed)
+	if *kreport != "" {
+		header := "# seed\tupstream runs\tdistinct outcomes\truns with berth's outcome\tverdict\n"
+		if err := os.WriteFile(*kreport, []byte(header+report.String()), 0o644); err != nil {
+			t.Error(err)
+		}
 	}
-	t.Logf("agreement: %d/%d scenarios, %d/%d NodeClaims, %d/%d pods; %s",
-		agree, len(results), total.NodeClaimsAgree, total.NodeClaims, total.PodsAgree, total.Pods, time.Since(start).Round(time.Millisecond))
+	t.Logf("agreement: %d/%d scenarios (%d needed more than %d upstream runs); %d with 2+ distinct upstream outcomes (at most %d); %d upstream runs; %d/%d NodeClaims, %d/%d pods; %s",
+		agree, len(results), extra, policy.Initial, varied, maxDistinct, runs,
+		total.NodeClaimsAgree, total.NodeClaims, total.PodsAgree, total.Pods, time.Since(start).Round(time.Millisecond))
 }
 
-// checkSeed compares berth with upstream's sampled outcomes for one seed;
-// an unknown disagreement gets kmore upstream runs first. The summary
-// counts against the matched outcome, else the closest one.
-func checkSeed(seed uint64) seedResult {
+// checkSeed compares berth with upstream's adaptively sampled outcomes for
+// one seed. The summary counts against the matched outcome, else the
+// closest one.
+func checkSeed(policy Sampling, seed uint64) seedResult {
 	sc := generator.Small(seed)
 	r := seedResult{seed: seed}
 	b, err := berthrun.Run(sc)
@@ -132,27 +127,25 @@ func checkSeed(seed uint64) seedResult {
 		r.err = err
 		return r
 	}
-	var outs []*scenario.Result
-	sample := func(n int) {
-		more, err := upstream.Outcomes(sc, n)
-		if err != nil {
-			r.err = err
-			return
-		}
-		r.runs += n
-		for _, o := range more {
-			outs = append(outs, o.Result)
-		}
-		r.verdict = Compare(b, outs)
+	if r.check, err = policy.Check(sc, b); err != nil {
+		r.err = err
+		return r
 	}
-	sample(*kruns)
-	if r.err == nil && !r.verdict.Agree {
-		if _, isKnown := known[seed]; !isKnown && *kmore > 0 {
-			sample(*kmore)
-		}
-	}
-	if r.err == nil {
-		r.summary = Summarize(b, outs[max(r.verdict.Outcome, 0)])
-	}
+	r.summary = Summarize(b, r.check.Outcomes[max(r.check.Outcome, 0)].Result)
 	return r
+}
+
+func describe(c Check) string {
+	return fmt.Sprintf("%s after %d upstream runs; %d distinct outcomes; berth's in %d runs", verdictWord(c), c.Runs, c.Distinct, c.BerthRuns)
+}
+
+func verdictWord(c Check) string {
+	switch {
+	case c.Agree:
+		return "agree"
+	case c.Real():
+		return "disagree"
+	default:
+		return "not-found"
+	}
 }

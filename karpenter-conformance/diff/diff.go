@@ -7,9 +7,10 @@
 //   - instance-type lists are compared run by run of equal price, each run as
 //     a set (upstream orders ties with the unstable sort.Slice); the run cut by
 //     truncation to 60 is only a partial set, so only its size is compared;
-//   - pod error texts are compared exactly, unless upstream's text for that
-//     pod differs between its outcomes, in which case only the presence of
-//     an error counts.
+//   - pod error texts are compared after scenario.CanonicalError (the
+//     requirement clauses upstream orders by map walk, sorted), exactly,
+//     unless upstream's canonical text for that pod differs between its
+//     outcomes, in which case only the presence of an error counts.
 package diff
 
 import (
@@ -41,6 +42,7 @@ func Compare(berth *scenario.Result, outcomes []*scenario.Result) Verdict {
 	if len(outcomes) == 0 {
 		return Verdict{First: "no upstream outcome"}
 	}
+	berth, outcomes = canonical(berth, outcomes)
 	varying := varyingErrors(outcomes)
 	best := Verdict{Outcome: -1}
 	bestDepth := -1
@@ -54,6 +56,28 @@ func Compare(berth *scenario.Result, outcomes []*scenario.Result) Verdict {
 		}
 	}
 	return best
+}
+
+// Matches reports, per outcome, whether berth's result equals it (with the
+// same allowances as Compare, error texts judged over all outcomes).
+func Matches(berth *scenario.Result, outcomes []*scenario.Result) []bool {
+	berth, outcomes = canonical(berth, outcomes)
+	varying := varyingErrors(outcomes)
+	out := make([]bool, len(outcomes))
+	for i, up := range outcomes {
+		_, msg := first(berth, up, varying)
+		out[i] = msg == ""
+	}
+	return out
+}
+
+// canonical applies scenario.CanonicalError to both sides' error texts.
+func canonical(berth *scenario.Result, outcomes []*scenario.Result) (*scenario.Result, []*scenario.Result) {
+	out := make([]*scenario.Result, len(outcomes))
+	for i, o := range outcomes {
+		out[i] = o.Canonical()
+	}
+	return berth.Canonical(), out
 }
 
 // varyingErrors are the pods whose error text differs between outcomes

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,5 +50,36 @@ func TestVaryingErrorTextsComparePresence(t *testing.T) {
 	}
 	if v := Compare(&scenario.Result{}, []*scenario.Result{u1, u2}); v.Agree {
 		t.Error("missing error agreed")
+	}
+}
+
+func TestErrorClauseOrderIsNotADifference(t *testing.T) {
+	e := func(text string) *scenario.Result {
+		return &scenario.Result{Errors: []scenario.PodError{{Pod: "ns/p", Error: text}}}
+	}
+	ab := e("incompatible requirements, key a, x; key b, y")
+	ba := e("incompatible requirements, key b, y; key a, x")
+	if v := Compare(ab, []*scenario.Result{ba}); !v.Agree {
+		t.Errorf("clauses in another map-walk order: %s", v.First)
+	}
+	// Two upstream texts that differ only in clause order do not make the
+	// pod's text vary, so a different berth text still disagrees.
+	if v := Compare(e("incompatible requirements, key c, z"), []*scenario.Result{ab, ba}); v.Agree {
+		t.Error("permuted upstream texts relaxed the comparison to presence")
+	}
+}
+
+func TestSamplingSchedule(t *testing.T) {
+	p := Sampling{Initial: 3, Settle: 30, Budget: 200}
+	var got []int
+	for n := 3; n < p.Budget; n = p.next(n) {
+		got = append(got, n)
+	}
+	want := []int{3, 6, 12, 24, 30, 60, 120}
+	if !slices.Equal(got, want) {
+		t.Errorf("sample sizes %v, want %v then %d", got, want, p.Budget)
+	}
+	if n := p.next(120); n != 200 {
+		t.Errorf("next(120) = %d, want the budget 200", n)
 	}
 }

@@ -21,35 +21,61 @@ type Outcome struct {
 // vary between runs of the same input. A berth result is upstream-possible if
 // it equals one of the outcomes; a single run only shows one of them.
 func Outcomes(sc *scenario.Scenario, n int) ([]Outcome, error) {
-	var out []Outcome
-	var keys [][]byte
+	var s Sample
+	if err := s.Add(sc, n); err != nil {
+		return nil, err
+	}
+	return s.Outcomes(), nil
+}
+
+// Sample accumulates upstream runs of one scenario, so a caller can sample
+// in rounds (more runs only while it still needs them) and keep one tally.
+type Sample struct {
+	// Runs is the number of runs so far.
+	Runs int
+	outs []Outcome
+	keys [][]byte
+}
+
+// Add runs the scenario n more times.
+func (s *Sample) Add(sc *scenario.Scenario, n int) error {
 	for range n {
 		res, err := Run(sc)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		key, err := scenario.Marshal(res)
+		// Outcomes that differ only in the map-walk order of an error's
+		// requirement clauses are one outcome (scenario.CanonicalError).
+		key, err := scenario.Marshal(res.Canonical())
 		if err != nil {
-			return nil, err
+			return err
 		}
+		s.Runs++
 		found := false
-		for i, k := range keys {
+		for i, k := range s.keys {
 			if bytes.Equal(k, key) {
-				out[i].Runs++
+				s.outs[i].Runs++
 				found = true
 				break
 			}
 		}
 		if !found {
-			keys = append(keys, key)
-			out = append(out, Outcome{Result: res, Runs: 1})
+			s.keys = append(s.keys, key)
+			s.outs = append(s.outs, Outcome{Result: res, Runs: 1})
 		}
 	}
+	return nil
+}
+
+// Outcomes returns the distinct results so far, most frequent first (first
+// seen on ties).
+func (s *Sample) Outcomes() []Outcome {
+	out := append([]Outcome(nil), s.outs...)
 	// Stable insertion sort by descending runs keeps first-seen order on ties.
 	for i := 1; i < len(out); i++ {
 		for j := i; j > 0 && out[j].Runs > out[j-1].Runs; j-- {
 			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
-	return out, nil
+	return out
 }

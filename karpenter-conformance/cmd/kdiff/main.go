@@ -8,6 +8,7 @@
 //	go run ./cmd/kdiff -seed 7 -berth     # berth's result instead of upstream's
 //	go run ./cmd/kdiff -seed 7 -diff 5    # berth vs 5 upstream runs: verdict and first difference
 //	go run ./cmd/kdiff -seed 7 -outcomes 60  # upstream's distinct outcomes with frequencies, berth's marked
+//	go run ./cmd/kdiff -seed 7 -check     # TestAgreement's adaptive check on one scenario
 package main
 
 import (
@@ -30,10 +31,13 @@ func main() {
 	berth := flag.Bool("berth", false, "print berth's result instead of upstream's")
 	diffRuns := flag.Int("diff", 0, "compare berth with this many upstream runs and print the verdict")
 	outcomeRuns := flag.Int("outcomes", 0, "run upstream this many times and print each distinct outcome's frequency, marking berth's")
+	check := flag.Bool("check", false, "run TestAgreement's adaptive check (3 runs, doubled up to 200 while berth's outcome has not shown, settled at 30)")
 	flag.Parse()
 	defer berthrun.Stop()
 	var err error
 	switch {
+	case *check:
+		err = runCheck(*seed, *file, *mixed)
 	case *outcomeRuns > 0:
 		err = printOutcomes(*seed, *file, *mixed, *outcomeRuns)
 	case *berth || *diffRuns > 0:
@@ -129,4 +133,34 @@ func run(seed uint64, file string, mixed int, showScenario bool) error {
 		sc.Name, len(sc.Pods), len(res.NodeClaims), len(res.Existing), len(res.Errors), timing.Solve, timing.Schedule)
 	_, err = os.Stdout.Write(out)
 	return err
+}
+
+// runCheck runs the adaptive agreement check (diff.Sampling, with
+// TestAgreement's default policy) on one scenario.
+func runCheck(seed uint64, file string, mixed int) error {
+	sc, err := load(seed, file, mixed)
+	if err != nil {
+		return err
+	}
+	b, err := berthrun.Run(sc)
+	if err != nil {
+		return err
+	}
+	c, err := diff.Sampling{Initial: 3, Settle: 30, Budget: 200}.Check(sc, b)
+	if err != nil {
+		return err
+	}
+	verdict := "agree"
+	switch {
+	case c.Agree:
+	case c.Real():
+		verdict = "REAL DISAGREEMENT"
+	default:
+		verdict = "berth's outcome not found"
+	}
+	fmt.Printf("%s: %s after %d upstream runs; %d distinct outcomes; berth's in %d runs\n", sc.Name, verdict, c.Runs, c.Distinct, c.BerthRuns)
+	if !c.Agree {
+		fmt.Printf("  closest outcome %d: %s\n", c.Outcome, c.First)
+	}
+	return nil
 }
