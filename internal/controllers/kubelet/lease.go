@@ -43,11 +43,13 @@ func syncNodeHeartbeats(s *cluster.State) bool {
 		lease := s.NodeLease(name)
 		if lease == nil {
 			lease = newNodeLease(s, node)
+			recordStartup(s, node)
 			changed = true
 		}
-		if kubeletStopped(node) {
+		if Stopped(node) {
 			continue
 		}
+		recordReady(s, node)
 		renewLease(s, lease)
 		heartbeat(s, node)
 	}
@@ -66,9 +68,9 @@ func syncNodeHeartbeats(s *cluster.State) bool {
 	return changed
 }
 
-// kubeletStopped is true once the node lifecycle controller marked the
+// Stopped is true once the node lifecycle controller marked the
 // node's Ready condition Unknown: its kubelet stopped posting.
-func kubeletStopped(node *corev1.Node) bool {
+func Stopped(node *corev1.Node) bool {
 	for _, c := range node.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionUnknown
