@@ -3,6 +3,7 @@ package kubelet
 import (
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -37,35 +38,55 @@ const (
 // resource version bump): nothing else in the model watches them. It
 // reports whether it created or removed a lease.
 func syncNodeHeartbeats(s *cluster.State) bool {
-	changed := false
-	for _, name := range cluster.SortedKeys(s.Nodes) {
-		node := s.Nodes[name]
+	// Renewal order does not matter; creations and removals are writes, so
+	// they go in name order to keep resource versions deterministic.
+	var missing, ready, stale []string
+	for name, node := range s.Nodes {
 		lease := s.NodeLease(name)
 		if lease == nil {
-			lease = newNodeLease(s, node)
-			recordStartup(s, node)
-			changed = true
-		}
-		if Stopped(node) {
+			missing = append(missing, name)
 			continue
 		}
-		recordReady(s, node)
-		renewLease(s, lease)
-		heartbeat(s, node)
+		if !Stopped(node) {
+			renewLease(s, lease)
+			heartbeat(s, node)
+			if needsReadyEvent(s, node) {
+				ready = append(ready, name)
+			}
+		}
+	}
+	slices.Sort(missing)
+	for _, name := range missing {
+		node := s.Nodes[name]
+		lease := newNodeLease(s, node)
+		recordStartup(s, node)
+		if !Stopped(node) {
+			renewLease(s, lease)
+			heartbeat(s, node)
+			if needsReadyEvent(s, node) {
+				statusEvent(s, name, NodeReadyReason)
+			}
+		}
+	}
+	slices.Sort(ready)
+	for _, name := range ready {
+		statusEvent(s, name, NodeReadyReason)
 	}
 	// The garbage collector removes a lease with its owning node.
-	for _, key := range cluster.SortedKeys(s.Leases) {
-		l := s.Leases[key]
+	for key, l := range s.Leases {
 		if l.Namespace != corev1.NamespaceNodeLease {
 			continue
 		}
 		if node, ok := s.Nodes[l.Name]; !ok || (len(l.OwnerReferences) > 0 && l.OwnerReferences[0].UID != node.UID) {
-			delete(s.Leases, key)
-			s.Bump()
-			changed = true
+			stale = append(stale, key)
 		}
 	}
-	return changed
+	slices.Sort(stale)
+	for _, key := range stale {
+		delete(s.Leases, key)
+		s.Bump()
+	}
+	return len(missing) > 0 || len(stale) > 0
 }
 
 // Stopped is true once the node lifecycle controller marked the

@@ -81,6 +81,20 @@ func TestHeartbeatsFreezeOnFailure(t *testing.T) {
 			t.Errorf("at %s: heartbeat %s, want %s", tc.at, got, tc.heartbeat)
 		}
 	}
+	// A lease deleted by hand comes back without a second start-up.
+	delete(s.Leases, cluster.Key(corev1.NamespaceNodeLease, "n1"))
+	if !syncNodeHeartbeats(s) || s.NodeLease("n1") == nil {
+		t.Fatal("the kubelet should recreate its lease")
+	}
+	starts := 0
+	for _, e := range s.EventsFor("Node", "", "n1") {
+		if e.Reason == StartingReason {
+			starts++
+		}
+	}
+	if starts != 1 {
+		t.Errorf("%d Starting events, want 1", starts)
+	}
 	delete(s.Nodes, "n1")
 	if !syncNodeHeartbeats(s) || s.NodeLease("n1") != nil {
 		t.Error("the lease should go with its node")

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -40,8 +41,13 @@ func statusEvent(s *cluster.State, node string, reason string) {
 
 // recordStartup records what a new node's kubelet and the node lifecycle
 // controller report when it registers: the kubelet starts, posts its first
-// status, enforces allocatable, and the controller registers the node.
+// status, enforces allocatable, and the controller registers the node. A
+// lease recreated for an older node (deleted by hand, or a state saved
+// before leases existed) records nothing: the kubelet did not restart.
 func recordStartup(s *cluster.State, node *corev1.Node) {
+	if !thisInstant(s, node.CreationTimestamp.Time) {
+		return
+	}
 	s.Record(source, nodeRef(node.Name), corev1.EventTypeNormal, StartingReason, StartingMessage)
 	for _, reason := range startupStatuses {
 		statusEvent(s, node.Name, reason)
@@ -51,17 +57,25 @@ func recordStartup(s *cluster.State, node *corev1.Node) {
 		corev1.EventTypeNormal, RegisteredNodeReason, fmt.Sprintf("Node %s event: Registered Node %s in Controller", node.Name, node.Name))
 }
 
-// recordReady records NodeReady the first time the kubelet sees its node
-// Ready (the Ready setter's transition event).
-func recordReady(s *cluster.State, node *corev1.Node) {
+// needsReadyEvent is true when the node turned Ready (or registered Ready)
+// at this instant and its
+// kubelet has not yet said so: NodeReady is the Ready setter's transition
+// event, so a later pass (or deleted events) never records it again.
+func needsReadyEvent(s *cluster.State, node *corev1.Node) bool {
 	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-			if !s.HasEvent(Name, corev1.EventTypeNormal, NodeReadyReason, nodeRef(node.Name)) {
-				statusEvent(s, node.Name, NodeReadyReason)
-			}
-			return
+		if c.Type == corev1.NodeReady {
+			now := thisInstant(s, c.LastTransitionTime.Time) || thisInstant(s, node.CreationTimestamp.Time)
+			return c.Status == corev1.ConditionTrue && now &&
+				!s.HasEvent(Name, corev1.EventTypeNormal, NodeReadyReason, nodeRef(node.Name))
 		}
 	}
+	return false
+}
+
+// thisInstant reports whether t is the current virtual second (stored
+// timestamps keep whole seconds).
+func thisInstant(s *cluster.State, t time.Time) bool {
+	return !t.Before(s.Now.Truncate(time.Second))
 }
 
 // RecordSchedulable records the kubelet's event for a change of
