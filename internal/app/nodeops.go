@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/kubelet"
 	"github.com/berth-sim/berth/internal/sim"
 )
 
@@ -116,6 +117,7 @@ func cordon(s *cluster.State, names []string, desired bool, o *output) error {
 			removeTaint(node, corev1.TaintNodeUnschedulable, corev1.TaintEffectNoSchedule)
 		}
 		touchNode(s, node)
+		kubelet.RecordSchedulable(s, node)
 		o.out("node/%s %s", node.Name, verb)
 	}
 	return nil

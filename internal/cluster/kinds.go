@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -261,6 +262,10 @@ var Kinds = KindList{
 	// printer, modelled on eksctl's.
 	NewKind(Kind{GVK: FargateProfileGVK, Resource: "fargateprofiles", Categories: fargateCategory},
 		func(s *State) *map[string]*FargateProfile { return &s.FargateProfiles }),
+	// Node leases are written by the kubelet model only (nodelease.go,
+	// docs/node-lifecycle.md), so apply does not take them.
+	NewKind(Kind{GVK: gvk("coordination.k8s.io", "v1", "Lease"), Resource: "leases", Namespaced: true},
+		func(s *State) *map[string]*coordinationv1.Lease { return &s.Leases }),
 }
 
 // fargateCategory lets `berth get fargate` list the profiles.

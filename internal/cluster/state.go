@@ -11,6 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -115,9 +116,11 @@ type State struct {
 	EC2NodeClasses   map[string]*karpv1.EC2NodeClass          `json:"ec2NodeClasses,omitempty"`
 	Provisioners     map[string]*karpv1alpha5.Provisioner     `json:"provisioners,omitempty"`
 	AWSNodeTemplates map[string]*karpv1alpha5.AWSNodeTemplate `json:"awsNodeTemplates,omitempty"`
-	Events           []*corev1.Event                          `json:"events,omitempty"`
-	Timers           []Timer                                  `json:"timers,omitempty"`
-	Scheduler        SchedulerState                           `json:"scheduler"`
+	// Leases are the kubelets' node leases in kube-node-lease (nodelease.go).
+	Leases    map[string]*coordinationv1.Lease `json:"leases,omitempty"`
+	Events    []*corev1.Event                  `json:"events,omitempty"`
+	Timers    []Timer                          `json:"timers,omitempty"`
+	Scheduler SchedulerState                   `json:"scheduler"`
 	// Karpenter is the memory of Karpenter's controllers (karpenter.go).
 	Karpenter KarpenterState `json:"karpenter,omitempty"`
 	// Fargate is the memory of the Fargate controller (fargate.go).

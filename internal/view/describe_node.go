@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 
@@ -30,12 +31,7 @@ func describeNode(s *cluster.State, node *corev1.Node) string {
 		w.write(level0, "CreationTimestamp:\t%s\n", node.CreationTimestamp.Time.Format(describeTimeFormat))
 		printTaintsMultiline(w, "Taints", node.Spec.Taints)
 		w.write(level0, "Unschedulable:\t%v\n", node.Spec.Unschedulable)
-		// The kubelet holds its own lease and renews it every few seconds;
-		// berth has no lease objects, so it shows the holder and "now".
-		w.write(level0, "Lease:\n")
-		w.write(level1, "HolderIdentity:\t%s\n", node.Name)
-		w.write(level1, "AcquireTime:\t%s\n", "<unset>")
-		w.write(level1, "RenewTime:\t%s\n", s.Now.Format(describeTimeFormat))
+		describeNodeLease(w, s.NodeLease(node.Name))
 		if len(node.Status.Conditions) > 0 {
 			w.write(level0, "Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n")
 			w.write(level1, "----\t------\t-----------------\t------------------\t------\t-------\n")
@@ -180,4 +176,25 @@ func isStandardContainerResource(name corev1.ResourceName) bool {
 		return true
 	}
 	return strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+}
+
+// describeNodeLease prints the Lease block from the kubelet's lease object
+// (docs/node-lifecycle.md), "<unset>" for whatever it lacks, as kubectl does.
+func describeNodeLease(w prefixWriter, lease *coordinationv1.Lease) {
+	holder, acquire, renew := "<unset>", "<unset>", "<unset>"
+	if lease != nil {
+		if lease.Spec.HolderIdentity != nil {
+			holder = *lease.Spec.HolderIdentity
+		}
+		if lease.Spec.AcquireTime != nil {
+			acquire = lease.Spec.AcquireTime.Time.Format(describeTimeFormat)
+		}
+		if lease.Spec.RenewTime != nil {
+			renew = lease.Spec.RenewTime.Time.Format(describeTimeFormat)
+		}
+	}
+	w.write(level0, "Lease:\n")
+	w.write(level1, "HolderIdentity:\t%s\n", holder)
+	w.write(level1, "AcquireTime:\t%s\n", acquire)
+	w.write(level1, "RenewTime:\t%s\n", renew)
 }

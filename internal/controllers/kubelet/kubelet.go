@@ -120,7 +120,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		}
 	}
 	sort.SliceStable(pods, func(i, j int) bool { return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp) })
-	changed := false
+	changed := syncNodeHeartbeats(s)
 	for _, p := range pods {
 		node, ok := s.Nodes[p.Spec.NodeName]
 		if !ok {
