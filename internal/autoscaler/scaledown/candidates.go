@@ -57,13 +57,54 @@ type Unremovable struct {
 	Blocking *BlockingPod
 }
 
-// Candidates evaluates every node of the groups, in name order, as
-// cluster-autoscaler's planner does: under the utilization threshold, no
-// pod that blocks draining, every moved pod fitting another node (berth's
-// scheduler Filter, with the pods already moved counted), and the group
-// above its minimum size counting the candidates already taken
-// (docs/cluster-autoscaler.md#scale-down).
+// Candidates are the nodes scale-down may remove in this loop: the
+// Unneeded nodes in name order, less those that would take their group
+// below its minimum size counting the candidates before them
+// (NodeGroupMinSizeReached), as cluster-autoscaler checks the group's size
+// when it removes unneeded nodes, not when it finds them
+// (docs/cluster-autoscaler.md#scale-down). Nodes of a group already at its
+// minimum are reported NodeGroupMinSizeReached too.
 func Candidates(in Input) ([]Candidate, []Unremovable, error) {
+	unneeded, stay, err := Unneeded(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	groups := map[string]Group{}
+	for _, g := range in.Groups {
+		groups[g.Name] = g
+		if g.Target > g.MinSize {
+			continue
+		}
+		for _, n := range g.Nodes {
+			stay = append(stay, Unremovable{Node: n, Reason: "NodeGroupMinSizeReached"})
+		}
+	}
+	perGroup := map[string]int{}
+	var out []Candidate
+	for _, c := range unneeded {
+		g := groups[c.Group]
+		if g.Target-perGroup[c.Group] <= g.MinSize {
+			stay = append(stay, Unremovable{Node: c.Node, Reason: "NodeGroupMinSizeReached"})
+			continue
+		}
+		perGroup[c.Group]++
+		out = append(out, c)
+	}
+	sort.SliceStable(stay, func(i, j int) bool { return stay[i].Node < stay[j].Node })
+	return out, stay, nil
+}
+
+// Unneeded is one loop of cluster-autoscaler's scale-down planner, without
+// side effects: the nodes of every group above its minimum size, in name
+// order, judged by the scale-down-disabled annotation, utilization (at or
+// below the threshold is underutilized), the pods that block draining, and
+// whether every pod to move fits another node (berth's scheduler Filter,
+// never the node itself nor one already found unneeded, the pods moved
+// before counted). A group at its minimum size is left out entirely, as
+// CA's pre-filtering node processor leaves it out; the minimum is not
+// counted against the nodes found here (Candidates does that)
+// (docs/cluster-autoscaler.md#scale-down).
+func Unneeded(in Input) ([]Candidate, []Unremovable, error) {
 	s := in.State
 	if s == nil {
 		s = cluster.New(in.KubernetesVersion, 0)
@@ -88,16 +129,16 @@ func Candidates(in Input) ([]Candidate, []Unremovable, error) {
 	}
 	type member struct{ node, group string }
 	var members []member
-	groups := map[string]Group{}
 	for _, g := range in.Groups {
-		groups[g.Name] = g
+		if g.Target <= g.MinSize {
+			continue
+		}
 		for _, n := range g.Nodes {
 			members = append(members, member{n, g.Name})
 		}
 	}
 	sort.Slice(members, func(i, j int) bool { return members[i].node < members[j].node })
 	removed := map[string]bool{}
-	perGroup := map[string]int{}
 	var out []Candidate
 	var stay []Unremovable
 	for _, m := range members {
@@ -105,21 +146,16 @@ func Candidates(in Input) ([]Candidate, []Unremovable, error) {
 		if node == nil {
 			continue
 		}
+		if toBeDeleted(node) {
+			continue
+		}
 		if node.Annotations[AnnotationScaleDownDisabled] == "true" {
 			stay = append(stay, Unremovable{Node: m.node, Reason: "ScaleDownDisabledAnnotation"})
 			continue
 		}
-		if toBeDeleted(node) {
-			continue
-		}
-		g := groups[m.group]
-		if g.Target-perGroup[m.group] <= g.MinSize {
-			stay = append(stay, Unremovable{Node: m.node, Reason: "NodeGroupMinSizeReached"})
-			continue
-		}
 		pods := livePods(s, m.node)
 		util := Utilization(node, pods, in.Options)
-		if util >= in.Options.ScaleDownUtilizationThreshold {
+		if util > in.Options.ScaleDownUtilizationThreshold {
 			stay = append(stay, Unremovable{Node: m.node, Reason: "NotUnderutilized"})
 			continue
 		}
@@ -148,7 +184,6 @@ func Candidates(in Input) ([]Candidate, []Unremovable, error) {
 			continue
 		}
 		removed[m.node] = true
-		perGroup[m.group]++
 		out = append(out, Candidate{Node: m.node, Group: m.group, Utilization: util, PodsToMove: move, Destinations: dests})
 	}
 	return out, stay, nil

@@ -1,0 +1,81 @@
+//go:build genuine
+
+package genuine
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/berth-sim/berth/ca-conformance/berthrun"
+	"github.com/berth-sim/berth/ca-conformance/generator"
+	"github.com/berth-sim/berth/ca-conformance/scenario"
+)
+
+// TestScaleDownGenerated compares the scale-down candidates, seeds
+// GENUINE_SEEDS: the genuine planner's unneeded nodes after one loop
+// (ScaleDown) against berth's (berthrun.Run's Unneeded), as sets, and the
+// reason each other group node stays, where both name one (README,
+// "Scale-down").
+func TestScaleDownGenerated(t *testing.T) {
+	from, to := seeds(t)
+	agree, unneededDiff, reasonDiff, compared := 0, 0, 0, 0
+	for seed := from; seed <= to; seed++ {
+		sc := generator.Small(seed)
+		g, err := ScaleDown(sc)
+		if err != nil {
+			t.Fatalf("seed %d: genuine: %v", seed, err)
+		}
+		b, err := berthrun.Run(sc)
+		if err != nil {
+			t.Fatalf("seed %d: berth: %v", seed, err)
+		}
+		compared += len(g.Unneeded) + len(g.Unremovable)
+		d := scaleDownDiff(g, b)
+		switch {
+		case len(d) == 0:
+			agree++
+		case strings.HasPrefix(d[0], "unneeded"):
+			unneededDiff++
+			t.Errorf("seed %d: %s", seed, strings.Join(d, "; "))
+		default:
+			reasonDiff++
+			t.Errorf("seed %d: %s", seed, strings.Join(d, "; "))
+		}
+	}
+	t.Logf("scale-down seeds %d-%d: %d agree, %d differ in unneeded, %d only in a reason (%d node verdicts compared)",
+		from, to, agree, unneededDiff, reasonDiff, compared)
+}
+
+// scaleDownDiff lists how berth's scale-down answer b differs from the
+// genuine g: the unneeded sets first, then per node the reason it stays.
+// berth's BlockedByPod carries no drain reason in Result, so the genuine
+// "BlockedByPod/<reason>" is compared on its first part.
+func scaleDownDiff(g, b *scenario.Result) []string {
+	var out []string
+	gu, bu := append([]string{}, g.Unneeded...), append([]string{}, b.Unneeded...)
+	sort.Strings(gu)
+	sort.Strings(bu)
+	if !reflect.DeepEqual(gu, bu) {
+		out = append(out, fmt.Sprintf("unneeded: genuine %v, berth %v", gu, bu))
+	}
+	var nodes []string
+	for n := range g.Unremovable {
+		nodes = append(nodes, n)
+	}
+	for n := range b.Unremovable {
+		if _, ok := g.Unremovable[n]; !ok {
+			nodes = append(nodes, n)
+		}
+	}
+	sort.Strings(nodes)
+	for _, n := range nodes {
+		gr, br := g.Unremovable[n], b.Unremovable[n]
+		if gr != br && strings.SplitN(gr, "/", 2)[0] != br {
+			out = append(out, fmt.Sprintf("%s: genuine %q, berth %q", n, gr, br))
+		}
+	}
+	return out
+}
