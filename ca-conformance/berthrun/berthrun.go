@@ -112,7 +112,12 @@ func Run(sc *scenario.Scenario) (*scenario.Result, error) {
 	}
 	res.Unremovable = map[string]string{}
 	for _, u := range stay {
-		res.Unremovable[u.Node] = u.Reason
+		r := u.Reason
+		if u.Blocking != nil {
+			// As the genuine runner names it: the drain rule that blocked.
+			r += "/" + u.Blocking.Reason
+		}
+		res.Unremovable[u.Node] = r
 	}
 	res.Normalize()
 	return res, nil

@@ -12,12 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
+	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
 	"k8s.io/autoscaler/cluster-autoscaler/config"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/eligibility"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaledown/unremovable"
 	catest "k8s.io/autoscaler/cluster-autoscaler/core/test"
 	core_utils "k8s.io/autoscaler/cluster-autoscaler/core/utils"
-	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodes"
 	processorstest "k8s.io/autoscaler/cluster-autoscaler/processors/test"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator"
@@ -57,6 +57,8 @@ func ScaleDownOptions(sc *scenario.Scenario) config.AutoscalingOptions {
 	o.SkipNodesWithCustomControllerPods = true
 	o.UnremovableNodeRecheckTimeout = 5 * time.Minute
 	o.ScaleDownSimulationTimeout = outOfReach
+	// --blocking-system-pod-distruption-timeout's default (config/flags).
+	o.BspDisruptionTimeout = time.Hour
 	return o
 }
 
@@ -76,7 +78,9 @@ func ScaleDown(sc *scenario.Scenario) (*scenario.Result, error) {
 	}
 	objs := kube.Build(sc)
 	opts := ScaleDownOptions(sc)
-	now := time.Now()
+	// The scenario happens at kube.Epoch (its bound pods were created an
+	// hour before): the drain rules compare pod ages with this instant.
+	now := kube.Epoch
 
 	provider := testprovider.NewTestCloudProviderBuilder().Build()
 	for i := range sc.NodeGroups {

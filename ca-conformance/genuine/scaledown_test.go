@@ -73,7 +73,7 @@ func scaleDownDiff(g, b *scenario.Result) []string {
 	sort.Strings(nodes)
 	for _, n := range nodes {
 		gr, br := g.Unremovable[n], b.Unremovable[n]
-		if gr != br && strings.SplitN(gr, "/", 2)[0] != br {
+		if gr != br {
 			out = append(out, fmt.Sprintf("%s: genuine %q, berth %q", n, gr, br))
 		}
 	}
