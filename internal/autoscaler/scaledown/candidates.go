@@ -119,14 +119,20 @@ func Unneeded(in Input) ([]Candidate, []Unremovable, error) {
 			s.PodDisruptionBudgets[cluster.Key(pdb.Namespace, pdb.Name)] = pdb
 		}
 	}
+	// Copies: the loop spends their disruptions as nodes are found
+	// unneeded, as CA's remaining-PDB tracker does.
 	var pdbs []*policyv1.PodDisruptionBudget
 	for _, k := range cluster.SortedKeys(s.PodDisruptionBudgets) {
-		pdbs = append(pdbs, s.PodDisruptionBudgets[k])
+		pdbs = append(pdbs, s.PodDisruptionBudgets[k].DeepCopy())
 	}
 	sim, err := scheduler.New().Simulate(s)
 	if err != nil {
 		return nil, nil, err
 	}
+	// movedIn holds, by node, the copies earlier nodes' pods were placed
+	// as: CA keeps each successful simulation, so a later node's removal
+	// must move them again (and its drain rules judge them).
+	movedIn := map[string][]*corev1.Pod{}
 	type member struct{ node, group string }
 	var members []member
 	for _, g := range in.Groups {
@@ -161,7 +167,8 @@ func Unneeded(in Input) ([]Candidate, []Unremovable, error) {
 		}
 		var move []*corev1.Pod
 		var block *BlockingPod
-		for _, p := range pods {
+		all := append(append([]*corev1.Pod{}, pods...), movedIn[m.node]...)
+		for _, p := range all {
 			if isDaemonSetPod(p) || isMirrorPod(p) {
 				continue
 			}
@@ -175,7 +182,7 @@ func Unneeded(in Input) ([]Candidate, []Unremovable, error) {
 			stay = append(stay, Unremovable{Node: m.node, Reason: "BlockedByPod", Blocking: block})
 			continue
 		}
-		dests, ok, err := place(sim, move, m.node, removed, s)
+		copies, dests, ok, err := place(sim, move, m.node, removed, s)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -184,16 +191,24 @@ func Unneeded(in Input) ([]Candidate, []Unremovable, error) {
 			continue
 		}
 		removed[m.node] = true
-		out = append(out, Candidate{Node: m.node, Group: m.group, Utilization: util, PodsToMove: move, Destinations: dests})
+		for i, cp := range copies {
+			movedIn[dests[i]] = append(movedIn[dests[i]], cp)
+		}
+		spend(pdbs, move)
+		// PodsToMove are the node's own pods (what an eviction names);
+		// the copies moved in earlier are only re-placed.
+		own := move[:len(move)-countMovedIn(move, movedIn[m.node])]
+		out = append(out, Candidate{Node: m.node, Group: m.group, Utilization: util, PodsToMove: own, Destinations: dests[:len(own)]})
 	}
 	return out, stay, nil
 }
 
 // place finds a node for every pod, never the node itself nor one already
 // chosen for removal, and counts each placed pod for the next questions.
-func place(sim *scheduler.Simulation, pods []*corev1.Pod, self string, removed map[string]bool, s *cluster.State) ([]string, bool, error) {
+func place(sim *scheduler.Simulation, pods []*corev1.Pod, self string, removed map[string]bool, s *cluster.State) ([]*corev1.Pod, []string, bool, error) {
 	nodes := sim.Nodes()
 	var dests []string
+	var copies []*corev1.Pod
 	for _, p := range pods {
 		// The pod as it would be recreated: unbound (its own nodeName
 		// would pin it to the node being removed) under a name of its own.
@@ -214,14 +229,41 @@ func place(sim *scheduler.Simulation, pods []*corev1.Pod, self string, removed m
 			}
 		}
 		if found == "" {
-			return nil, false, nil
+			return nil, nil, false, nil
 		}
 		if err := sim.Assume(cp, found); err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 		dests = append(dests, found)
+		copies = append(copies, cp)
 	}
-	return dests, true, nil
+	return copies, dests, true, nil
+}
+
+// spend takes one disruption from every PDB for each moved pod it
+// selects (CA's remaining-PDB tracker after a node is found unneeded).
+func spend(pdbs []*policyv1.PodDisruptionBudget, moved []*corev1.Pod) {
+	for _, p := range moved {
+		for _, pdb := range matching(p, pdbs) {
+			pdb.Status.DisruptionsAllowed--
+		}
+	}
+}
+
+// countMovedIn is how many of move (the node's own pods first) are copies
+// moved in by earlier nodes.
+func countMovedIn(move, in []*corev1.Pod) int {
+	set := map[*corev1.Pod]bool{}
+	for _, p := range in {
+		set[p] = true
+	}
+	n := 0
+	for _, p := range move {
+		if set[p] {
+			n++
+		}
+	}
+	return n
 }
 
 func toBeDeleted(n *corev1.Node) bool {
