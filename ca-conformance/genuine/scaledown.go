@@ -101,6 +101,16 @@ func ScaleDown(sc *scenario.Scenario) (*scenario.Result, error) {
 		return nil, err
 	}
 	bound := core_utils.FilterOutExpendablePods(objs.Bound, opts.ExpendablePodsPriorityCutoff)
+	// A node's pods reach the snapshot in the pod lister's order, which
+	// an informer cache leaves to chance; the drain rules name the first
+	// blocking pod in that order. The runner takes one possible order,
+	// by namespace and name (berth's).
+	sort.SliceStable(bound, func(i, j int) bool {
+		if bound[i].Namespace != bound[j].Namespace {
+			return bound[i].Namespace < bound[j].Namespace
+		}
+		return bound[i].Name < bound[j].Name
+	})
 	if err := actx.ClusterSnapshot.SetClusterState(objs.Nodes, bound, nil, nil); err != nil {
 		return nil, err
 	}
