@@ -21,7 +21,7 @@ import (
 // "Scale-down").
 func TestScaleDownGenerated(t *testing.T) {
 	from, to := seeds(t)
-	maxRuns := envCount(t, "GENUINE_MAX_RUNS", 50)
+	maxRuns := envCount(t, "GENUINE_MAX_RUNS", 300)
 	agree, sampled, unneededDiff, reasonDiff, compared := 0, 0, 0, 0, 0
 	for seed := from; seed <= to; seed++ {
 		sc := generator.Small(seed)

@@ -133,6 +133,7 @@ func Unneeded(in Input) ([]Candidate, []Unremovable, error) {
 	// as: CA keeps each successful simulation, so a later node's removal
 	// must move them again (and its drain rules judge them).
 	movedIn := map[string][]*corev1.Pod{}
+	var kept []placed
 	type member struct{ node, group string }
 	var members []member
 	for _, g := range in.Groups {
@@ -188,11 +189,20 @@ func Unneeded(in Input) ([]Candidate, []Unremovable, error) {
 		}
 		if !ok {
 			stay = append(stay, Unremovable{Node: m.node, Reason: "NoPlaceToMovePods"})
+			if len(copies) > 0 {
+				// The pods placed before one found no room must not
+				// stay counted (CA reverts its snapshot's fork): the
+				// simulation is rebuilt with the kept placements only.
+				if sim, err = replay(s, kept); err != nil {
+					return nil, nil, err
+				}
+			}
 			continue
 		}
 		removed[m.node] = true
 		for i, cp := range copies {
 			movedIn[dests[i]] = append(movedIn[dests[i]], cp)
+			kept = append(kept, placed{cp, dests[i]})
 		}
 		spend(pdbs, move)
 		// PodsToMove are the node's own pods (what an eviction names);
@@ -229,7 +239,8 @@ func place(sim *scheduler.Simulation, pods []*corev1.Pod, self string, removed m
 			}
 		}
 		if found == "" {
-			return nil, nil, false, nil
+			// The copies placed so far, for the caller to undo.
+			return copies, nil, false, nil
 		}
 		if err := sim.Assume(cp, found); err != nil {
 			return nil, nil, false, err
@@ -238,6 +249,26 @@ func place(sim *scheduler.Simulation, pods []*corev1.Pod, self string, removed m
 		copies = append(copies, cp)
 	}
 	return copies, dests, true, nil
+}
+
+// placed is one pod copy a kept simulation put on a node.
+type placed struct {
+	pod  *corev1.Pod
+	node string
+}
+
+// replay is a fresh simulation of s with the kept placements assumed.
+func replay(s *cluster.State, kept []placed) (*scheduler.Simulation, error) {
+	sim, err := scheduler.New().Simulate(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range kept {
+		if err := sim.Assume(k.pod, k.node); err != nil {
+			return nil, err
+		}
+	}
+	return sim, nil
 }
 
 // spend takes one disruption from every PDB for each moved pod it
