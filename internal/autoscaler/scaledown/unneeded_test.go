@@ -51,7 +51,7 @@ func TestUnneeded(t *testing.T) {
 		{
 			name:  "a PDB's disruptions are spent node by node",
 			nodes: []*corev1.Node{node("a", 4), node("b", 4), node("c", 4)},
-			pods: []*corev1.Pod{pod("x", "a", 100, "ReplicaSet", withLabel("web")), pod("y", "b", 100, "ReplicaSet", withLabel("web"))},
+			pods:  []*corev1.Pod{pod("x", "a", 100, "ReplicaSet", withLabel("web")), pod("y", "b", 100, "ReplicaSet", withLabel("web"))},
 			pdbs:  []*policyv1.PodDisruptionBudget{pdb("web", 1, "default")},
 			group: Group{Name: "ng", Target: 2, Nodes: []string{"a", "b"}}, threshold: 0.5,
 			want: "a:unneeded b:BlockedByPod/NotEnoughPdb",
