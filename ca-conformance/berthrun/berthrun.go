@@ -1,7 +1,7 @@
 // Package berthrun is berth's side of the cluster-autoscaler conformance
 // test: one autoscaler decision (a scale-up for the pending pods, then a
 // scale-down pass) on a scenario, computed in-process by berth's
-// internal/autoscaler/scaleup.Plan and scaledown.Candidates on the objects
+// internal/autoscaler/scaleup.Plan and scaledown.Unneeded on the objects
 // ca-conformance/kube builds.
 package berthrun
 
@@ -100,7 +100,7 @@ func Run(sc *scenario.Scenario) (*scenario.Result, error) {
 		}
 		sdGroups = append(sdGroups, sg)
 	}
-	cands, stay, err := scaledown.Candidates(scaledown.Input{
+	cands, stay, err := scaledown.Unneeded(scaledown.Input{
 		Nodes: objs.Nodes, Pods: objs.Bound, PDBs: objs.PDBs, Groups: sdGroups, Options: opts,
 	})
 	if err != nil {
@@ -112,7 +112,12 @@ func Run(sc *scenario.Scenario) (*scenario.Result, error) {
 	}
 	res.Unremovable = map[string]string{}
 	for _, u := range stay {
-		res.Unremovable[u.Node] = u.Reason
+		r := u.Reason
+		if u.Blocking != nil {
+			// As the genuine runner names it: the drain rule that blocked.
+			r += "/" + u.Blocking.Reason
+		}
+		res.Unremovable[u.Node] = r
 	}
 	res.Normalize()
 	return res, nil

@@ -94,7 +94,12 @@ func TestCandidates(t *testing.T) {
 	}{
 		{name: "empty node", want: "candidate 0"},
 		{name: "replicated pod moves", pods: []*corev1.Pod{pod("web", "a", 500, "ReplicaSet")}, want: "candidate 1"},
-		{name: "over the threshold", pods: []*corev1.Pod{pod("web", "a", 2000, "ReplicaSet")}, want: "NotUnderutilized"},
+		{name: "over the threshold", pods: []*corev1.Pod{pod("web", "a", 2100, "ReplicaSet")}, want: "NotUnderutilized"},
+		// At the threshold a node is underutilized (CA: above it is not);
+		// the 2-cpu pod then finds no room on b, where busy takes 3 of 4 cpus.
+		{name: "at the threshold", pods: []*corev1.Pod{pod("web", "a", 2000, "ReplicaSet")}, want: "NoPlaceToMovePods"},
+		{name: "at the threshold, safe-to-evict false", pods: []*corev1.Pod{pod("web", "a", 2000, "ReplicaSet", annotate(AnnotationSafeToEvict, "false"))},
+			want: "BlockedByPod NotSafeToEvictAnnotation"},
 		{name: "threshold flag", pods: []*corev1.Pod{pod("web", "a", 1000, "ReplicaSet")},
 			opts: func(o *config.Options) { o.ScaleDownUtilizationThreshold = 0.2 }, want: "NotUnderutilized"},
 		{name: "daemonset pods count toward utilization", pods: []*corev1.Pod{pod("ds", "a", 2500, "DaemonSet")}, want: "NotUnderutilized"},

@@ -43,13 +43,14 @@ func isMirrorPod(p *corev1.Pod) bool {
 var replicatedKinds = map[string]bool{"ReplicaSet": true, "ReplicationController": true, "Job": true, "StatefulSet": true}
 
 // blocking applies cluster-autoscaler's drain rules to one pod that would
-// have to move (docs/cluster-autoscaler.md#scale-down).
+// have to move, in CA's order: safe-to-evict "true" lets the pod go
+// without further checks (PDB included: the eviction honours it later);
+// then not replicated, an unprotected kube-system pod, safe-to-evict
+// "false", local storage, a PDB with no disruption left
+// (docs/cluster-autoscaler.md#scale-down).
 func blocking(p *corev1.Pod, o config.Options, pdbs []*policyv1.PodDisruptionBudget) string {
-	switch p.Annotations[AnnotationSafeToEvict] {
-	case "false":
-		return "NotSafeToEvictAnnotation"
-	case "true":
-		return pdbReason(p, pdbs)
+	if p.Annotations[AnnotationSafeToEvict] == "true" {
+		return ""
 	}
 	ref := metav1.GetControllerOf(p)
 	if ref == nil {
@@ -60,6 +61,9 @@ func blocking(p *corev1.Pod, o config.Options, pdbs []*policyv1.PodDisruptionBud
 	}
 	if p.Namespace == metav1.NamespaceSystem && o.SkipNodesWithSystemPods && len(matching(p, pdbs)) == 0 {
 		return "UnmovableKubeSystemPod"
+	}
+	if p.Annotations[AnnotationSafeToEvict] == "false" {
+		return "NotSafeToEvictAnnotation"
 	}
 	if o.SkipNodesWithLocalStorage && hasBlockingLocalStorage(p) {
 		return "LocalStorageRequested"
