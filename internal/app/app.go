@@ -45,6 +45,9 @@ type Options struct {
 	// SchedulerObserver, when set, watches every scheduling attempt (the
 	// conformance harness's end-to-end mode).
 	SchedulerObserver scheduler.Observer
+	// Progress, when set, shows a long run's status on a terminal
+	// (docs/progress.md); nil everywhere else, so output never depends on it.
+	Progress Progress
 }
 
 // App is one command's view of the cluster.
@@ -54,6 +57,9 @@ type App struct {
 	// fresh is true when no state existed on disk.
 	fresh bool
 	lock  *cluster.Lock
+	// began is the virtual time the command started at; the progress line
+	// counts from it.
+	began time.Time
 }
 
 // Open locks the state directory, then loads the state or prepares a new
@@ -74,7 +80,7 @@ func Open(opts Options) (*App, error) {
 	switch {
 	case errors.Is(err, cluster.ErrNoState):
 		s = newState(opts.KubernetesVersion, opts.Seed)
-		return &App{opts: opts, state: s, fresh: true, lock: lock}, nil
+		return &App{opts: opts, state: s, fresh: true, lock: lock, began: s.Now}, nil
 	case err != nil:
 		lock.Unlock()
 		return nil, err
@@ -83,11 +89,14 @@ func Open(opts Options) (*App, error) {
 		fmt.Fprintf(opts.ErrOut, "berth: warning: --kubernetes-version %s ignored: the cluster in %s runs %s (berth reset to start over)\n",
 			opts.KubernetesVersion, opts.StateDir, s.Info.KubernetesVersion)
 	}
-	return &App{opts: opts, state: s, lock: lock}, nil
+	return &App{opts: opts, state: s, lock: lock, began: s.Now}, nil
 }
 
 // Close releases the state's lock.
-func (a *App) Close() error { return a.lock.Unlock() }
+func (a *App) Close() error {
+	a.clearProgress() // an error message may follow
+	return a.lock.Unlock()
+}
 
 // State exposes the cluster for tests and benchmarks.
 func (a *App) State() *cluster.State { return a.state }
@@ -115,7 +124,9 @@ func Reset(opts Options) error {
 // Advance moves virtual time forward.
 func (a *App) Advance(d time.Duration) error {
 	work := a.state.Clone()
-	if err := sim.Advance(work, a.controllers(work), d); err != nil {
+	err := sim.Advance(work, a.withProgress(a.controllers(work), d), d)
+	a.clearProgress()
+	if err != nil {
 		return err
 	}
 	a.state = work

@@ -52,7 +52,9 @@ func stdout(lines []string) *output {
 // state, saves it, and only then prints what kubectl would have printed: a
 // failed command leaves neither the state nor the terminal changed.
 func (a *App) commit(work *cluster.State, o *output) error {
-	if err := sim.Settle(work, a.controllers(work), sim.DefaultSettleHorizon); err != nil {
+	err := sim.Settle(work, a.withProgress(a.controllers(work), 0), sim.DefaultSettleHorizon)
+	a.clearProgress()
+	if err != nil {
 		return err
 	}
 	a.state = work

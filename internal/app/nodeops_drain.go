@@ -54,7 +54,7 @@ func (a *App) Drain(r DrainRequest) error {
 	if err := cordon(work, r.Nodes, true, o); err != nil {
 		return err
 	}
-	ctrls := a.controllers(work) // includes the disruption controller evictions depend on
+	ctrls := a.withProgress(a.controllers(work), 0) // includes the disruption controller evictions depend on
 	var fatal []string
 	var remaining []string
 	for _, name := range r.Nodes {

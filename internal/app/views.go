@@ -82,7 +82,7 @@ func (a *App) RolloutStatus(r RolloutRequest) error {
 		return err
 	}
 	work := a.state.Clone()
-	ctrls := a.controllers(work)
+	ctrls := a.withProgress(a.controllers(work), r.Timeout)
 	start := work.Now
 	for !done {
 		next, ok := work.NextTimer(false)
@@ -97,7 +97,9 @@ func (a *App) RolloutStatus(r RolloutRequest) error {
 		if !ok || next.Sub(start) > maxWatch {
 			return fmt.Errorf("the rollout can make no further progress in virtual time (at %s); add --timeout to bound the wait", work.Now.Sub(cluster.Epoch))
 		}
-		if err := sim.Advance(work, ctrls, next.Sub(work.Now)); err != nil {
+		err := sim.Advance(work, ctrls, next.Sub(work.Now))
+		a.clearProgress()
+		if err != nil {
 			return err
 		}
 		done, err = view.RolloutStatus(a.opts.Out, work, ref, r.Namespace, r.Watch, r.Timeout)

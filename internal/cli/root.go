@@ -47,6 +47,7 @@ func (g *globals) options(in io.Reader, out, errOut io.Writer) app.Options {
 		In:                in,
 		Out:               out,
 		ErrOut:            errOut,
+		Progress:          stderrProgress(errOut),
 	}
 }
 
