@@ -2,6 +2,7 @@ package scaleup
 
 import (
 	"fmt"
+	"github.com/berth-sim/berth/internal/benchcpu"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -53,7 +54,7 @@ func benchInput() Input {
 func BenchmarkPlan5000x50(b *testing.B) {
 	in := benchInput()
 	b.ReportAllocs()
-	cpu0, cpuOK := processCPU()
+	cpu0, cpuOK := benchcpu.Process()
 	for b.Loop() {
 		res, err := Plan(in)
 		if err != nil {
@@ -63,7 +64,7 @@ func BenchmarkPlan5000x50(b *testing.B) {
 			b.Fatal("no scale-up")
 		}
 	}
-	if cpu1, ok := processCPU(); ok && cpuOK {
+	if cpu1, ok := benchcpu.Process(); ok && cpuOK {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 }

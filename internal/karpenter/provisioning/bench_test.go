@@ -2,6 +2,7 @@ package provisioning
 
 import (
 	"fmt"
+	"github.com/berth-sim/berth/internal/benchcpu"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,7 +41,7 @@ func BenchmarkSolve(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			pods := benchPods(n)
-			cpu0, cpuOK := processCPU()
+			cpu0, cpuOK := benchcpu.Process()
 			for b.Loop() {
 				if _, err := Solve(&Input{NodePools: []*NodePool{pool("default", 0), pool("spot", 10,
 					req("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "spot"))}, Pods: append([]*corev1.Pod(nil), pods...)}); err != nil {
@@ -48,7 +49,7 @@ func BenchmarkSolve(b *testing.B) {
 				}
 			}
 			// CPU per solve (GC included), the figure to compare on a busy host.
-			if cpu1, ok := processCPU(); ok && cpuOK {
+			if cpu1, ok := benchcpu.Process(); ok && cpuOK {
 				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 			}
 		})
