@@ -2,10 +2,11 @@ package scaleup
 
 import (
 	"fmt"
-	"github.com/berth-sim/berth/internal/benchcpu"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sim/berth/internal/benchcpu"
 )
 
 // benchInput is one scale-up decision at scale: 5,000 pending pods (50

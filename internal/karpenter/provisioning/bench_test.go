@@ -2,11 +2,12 @@ package provisioning
 
 import (
 	"fmt"
-	"github.com/berth-sim/berth/internal/benchcpu"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-sim/berth/internal/benchcpu"
 )
 
 // benchPods is a mixed batch: plain pods of several sizes, pods pinned to
