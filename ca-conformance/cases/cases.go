@@ -8,6 +8,7 @@ package cases
 import (
 	"embed"
 	"fmt"
+	"io/fs"
 	"path"
 	"sort"
 
@@ -24,8 +25,12 @@ type Named struct {
 }
 
 // All loads every case, sorted by file name.
-func All() ([]Named, error) {
-	entries, err := files.ReadDir(".")
+func All() ([]Named, error) { return Load(files) }
+
+// Load parses every .yaml file at the root of fsys as a case, sorted by
+// file name; regressions/ loads its files through it too.
+func Load(fsys fs.FS) ([]Named, error) {
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +39,7 @@ func All() ([]Named, error) {
 		if path.Ext(e.Name()) != ".yaml" {
 			continue
 		}
-		data, err := files.ReadFile(e.Name())
+		data, err := fs.ReadFile(fsys, e.Name())
 		if err != nil {
 			return nil, err
 		}
