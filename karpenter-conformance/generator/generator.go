@@ -470,10 +470,7 @@ func (g *gen) volumeLimits(seed uint64) {
 			}
 			claim, pv := g.claim(p, fmt.Sprintf("vol-%016x", r.Uint64()), zone)
 			g.sc.PersistentVolumes = append(g.sc.PersistentVolumes, pv)
-			g.sc.PersistentVolumeClaims = append(g.sc.PersistentVolumeClaims, claim)
-			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
-				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim.Name},
-			}})
+			g.mount(p, claim)
 		}
 	}
 }
@@ -515,8 +512,15 @@ func (g *gen) claim(p *corev1.Pod, handle, zone string) (*corev1.PersistentVolum
 // volume gives p a claim: usually an unbound WaitForFirstConsumer claim,
 // sometimes one already bound to a zonal PV (which pins the pod's zone).
 func (g *gen) volume(p *corev1.Pod) {
+	if g.r.IntN(3) == 0 {
+		handle := fmt.Sprintf("vol-%016x", g.r.Uint64())
+		claim, pv := g.claim(p, handle, g.pick(zones))
+		g.sc.PersistentVolumes = append(g.sc.PersistentVolumes, pv)
+		g.mount(p, claim)
+		return
+	}
 	class := g.sc.StorageClasses[0].Name
-	claim := &corev1.PersistentVolumeClaim{
+	g.mount(p, &corev1.PersistentVolumeClaim{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
 		ObjectMeta: metav1.ObjectMeta{Name: "data-" + p.Name, Namespace: p.Namespace},
 		Spec: corev1.PersistentVolumeClaimSpec{
@@ -524,29 +528,11 @@ func (g *gen) volume(p *corev1.Pod) {
 			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
 		},
-	}
-	if g.r.IntN(3) == 0 {
-		pv := &corev1.PersistentVolume{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolume"},
-			ObjectMeta: metav1.ObjectMeta{Name: "pv-" + p.Name},
-			Spec: corev1.PersistentVolumeSpec{
-				StorageClassName: class,
-				Capacity:         corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
-				AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-				ClaimRef:         &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: claim.Namespace, Name: claim.Name},
-				PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
-					Driver: "ebs.csi.aws.com", VolumeHandle: fmt.Sprintf("vol-%016x", g.r.Uint64()),
-				}},
-				NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{g.pick(zones)}}},
-				}}}},
-			},
-			Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound},
-		}
-		claim.Spec.VolumeName = pv.Name
-		claim.Status.Phase = corev1.ClaimBound
-		g.sc.PersistentVolumes = append(g.sc.PersistentVolumes, pv)
-	}
+	})
+}
+
+// mount adds claim to the scenario and to p's volumes.
+func (g *gen) mount(p *corev1.Pod, claim *corev1.PersistentVolumeClaim) {
 	g.sc.PersistentVolumeClaims = append(g.sc.PersistentVolumeClaims, claim)
 	p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
 		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim.Name},
