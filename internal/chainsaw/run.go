@@ -259,6 +259,18 @@ func (r *runner) timeout(s Step, own *Duration, isError bool) time.Duration {
 	return DefaultAssertTimeout
 }
 
+// inlineFile writes an inline resource to the test's scratch directory, so
+// apply and delete read it as `berth apply -f` / `delete -f` would.
+func (r *runner) inlineFile(res any) (string, error) {
+	data, err := yaml.Marshal(res)
+	if err != nil {
+		return "", err
+	}
+	r.inline++
+	f := filepath.Join(r.scratch, fmt.Sprintf("inline-%d.yaml", r.inline))
+	return f, os.WriteFile(f, data, 0o644)
+}
+
 // apply applies a file, a Kustomize directory (berth extension) or an
 // inline resource, as `berth apply` would.
 func (r *runner) apply(op *ResourceOp) error {
@@ -267,13 +279,8 @@ func (r *runner) apply(op *ResourceOp) error {
 	case op.Resource != nil && op.File != "":
 		return fmt.Errorf("set file or resource, not both")
 	case op.Resource != nil:
-		data, err := yaml.Marshal(op.Resource)
+		f, err := r.inlineFile(op.Resource)
 		if err != nil {
-			return err
-		}
-		r.inline++
-		f := filepath.Join(r.scratch, fmt.Sprintf("inline-%d.yaml", r.inline))
-		if err := os.WriteFile(f, data, 0o644); err != nil {
 			return err
 		}
 		req.Files = []string{f}
@@ -445,13 +452,8 @@ func (r *runner) delete(op *DeleteOp) error {
 		}
 	case op.File != "" || op.Resource != nil:
 		if op.Resource != nil {
-			data, err := yaml.Marshal(op.Resource)
+			f, err := r.inlineFile(op.Resource)
 			if err != nil {
-				return err
-			}
-			r.inline++
-			f := filepath.Join(r.scratch, fmt.Sprintf("inline-%d.yaml", r.inline))
-			if err := os.WriteFile(f, data, 0o644); err != nil {
 				return err
 			}
 			req.Files = []string{f}
