@@ -196,6 +196,23 @@ func New(kubernetesVersion string, seed int64) *State {
 	return s
 }
 
+// FromObjects returns a cluster holding nodes (in the scheduler's node
+// order as given) and pods, for callers that plan over plain object lists
+// (the autoscaler's planners and their conformance harnesses).
+func FromObjects(kubernetesVersion string, seed int64, nodes []*corev1.Node, pods ...[]*corev1.Pod) *State {
+	s := New(kubernetesVersion, seed)
+	for _, n := range nodes {
+		s.Nodes[n.Name] = n
+		s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, n.Name)
+	}
+	for _, list := range pods {
+		for _, p := range list {
+			s.Pods[Key(p.Namespace, p.Name)] = p
+		}
+	}
+	return s
+}
+
 func (s *State) init() {
 	if s.Namespaces == nil {
 		s.Namespaces = map[string]*corev1.Namespace{}

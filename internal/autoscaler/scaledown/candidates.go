@@ -107,14 +107,7 @@ func Candidates(in Input) ([]Candidate, []Unremovable, error) {
 func Unneeded(in Input) ([]Candidate, []Unremovable, error) {
 	s := in.State
 	if s == nil {
-		s = cluster.New(in.KubernetesVersion, 0)
-		for _, n := range in.Nodes {
-			s.Nodes[n.Name] = n
-			s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, n.Name)
-		}
-		for _, p := range in.Pods {
-			s.Pods[cluster.Key(p.Namespace, p.Name)] = p
-		}
+		s = cluster.FromObjects(in.KubernetesVersion, 0, in.Nodes, in.Pods)
 		for _, pdb := range in.PDBs {
 			s.PodDisruptionBudgets[cluster.Key(pdb.Namespace, pdb.Name)] = pdb
 		}

@@ -118,18 +118,7 @@ func Plan(in Input) (*Result, error) {
 
 // buildState turns plain inputs into a cluster berth's scheduler can read.
 func buildState(in Input) *cluster.State {
-	s := cluster.New(in.KubernetesVersion, in.Seed)
-	for _, n := range in.Nodes {
-		s.Nodes[n.Name] = n
-		s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, n.Name)
-	}
-	for _, p := range in.Pods {
-		s.Pods[cluster.Key(p.Namespace, p.Name)] = p
-	}
-	for _, p := range in.Pending {
-		s.Pods[cluster.Key(p.Namespace, p.Name)] = p
-	}
-	return s
+	return cluster.FromObjects(in.KubernetesVersion, in.Seed, in.Nodes, in.Pods, in.Pending)
 }
 
 type planner struct {
