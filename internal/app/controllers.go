@@ -13,6 +13,7 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/kubelet"
 	"github.com/berth-sim/berth/internal/controllers/nodeipam"
 	"github.com/berth-sim/berth/internal/controllers/nodelifecycle"
+	"github.com/berth-sim/berth/internal/controllers/podgc"
 	"github.com/berth-sim/berth/internal/controllers/replicaset"
 	"github.com/berth-sim/berth/internal/controllers/statefulset"
 	"github.com/berth-sim/berth/internal/controllers/tainteviction"
@@ -85,6 +86,7 @@ func Controllers(s *cluster.State) []sim.Controller {
 		kubelet.NewWithIPAllocator(podIPs),
 		nodelifecycle.New(),
 		tainteviction.New(),
+		podgc.New(),
 		disruption.New(),
 		interruption.New(catalog),
 		lifecycle.New(catalog),

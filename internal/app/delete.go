@@ -164,20 +164,22 @@ func newTarget(res view.Resource, obj runtime.Object) target {
 }
 
 // deleteObject removes one object. What it owns goes with it through the
-// garbage collector when the cluster settles (background cascading); pods on
-// a deleted node go at once, as the pod GC removes them.
+// garbage collector when the cluster settles (background cascading). A pod
+// is deleted gracefully: it is Terminating until its kubelet has stopped it.
+// A node object goes at once; the pods bound to it stay until the pod GC
+// collects them as orphans (docs/node-lifecycle.md#pods-on-lost-nodes).
 func deleteObject(s *cluster.State, kind, namespace, name string) {
 	key := cluster.Key(namespace, name)
 	switch kind {
 	case "Pod":
 		if p, ok := s.Pods[key]; ok {
-			s.DeletePod(p)
+			s.GracefulDeletePod(p, nil)
 		}
 	case "Node":
 		if n, ok := s.Nodes[key]; ok && s.MarkDeleting(n) {
 			// Karpenter's finalizer: its termination controller drains the node.
 		} else if ok {
-			s.DeleteNode(name)
+			s.RemoveNodeObject(name)
 		}
 	case "Namespace":
 		deleteNamespace(s, name)

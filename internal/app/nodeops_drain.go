@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -196,13 +197,16 @@ func groupMessages(verdicts []podVerdict, msg func(podVerdict) string) []string 
 
 // evictPods is kubectl's evictPods in virtual time: every pod is evicted at
 // once; a refused eviction (429, a disruption budget) is retried after
-// five seconds while the cluster moves on; the global timeout ends it.
+// five seconds while the cluster moves on; an evicted pod is waited for
+// until it is gone (its grace period on a live node), and only then
+// reported evicted; the global timeout ends it.
 func evictPods(s *cluster.State, ctrls []sim.Controller, pods []*corev1.Pod, timeout time.Duration, o *output) ([]string, error) {
 	start := s.Now
 	pending := pods
+	var waiting []*corev1.Pod
 	var errs []string
-	for len(pending) > 0 {
-		var retry, evicted []*corev1.Pod
+	for len(pending) > 0 || len(waiting) > 0 {
+		var retry []*corev1.Pod
 		for _, pod := range pending {
 			o.out("evicting pod %s/%s", pod.Namespace, pod.Name)
 			if timeout > 0 && s.Now.Sub(start) >= timeout {
@@ -217,7 +221,7 @@ func evictPods(s *cluster.State, ctrls []sim.Controller, pods []*corev1.Pod, tim
 			var ee *disruption.EvictionError
 			switch {
 			case err == nil:
-				evicted = append(evicted, pod)
+				waiting = append(waiting, pod)
 			case errors.As(err, &ee) && ee.Retryable():
 				o.errf("error when evicting pods/%q -n %q (will retry after %v): %v", pod.Name, pod.Namespace, evictRetryDelay, err)
 				retry = append(retry, pod)
@@ -228,27 +232,64 @@ func evictPods(s *cluster.State, ctrls []sim.Controller, pods []*corev1.Pod, tim
 		if err := sim.RunNow(s, ctrls); err != nil {
 			return nil, err
 		}
-		for _, pod := range evicted {
-			o.out("pod/%s evicted", pod.Name)
-		}
+		waiting = reportGone(s, waiting, o)
 		pending = retry
-		if len(pending) == 0 {
+		if len(pending) == 0 && len(waiting) == 0 {
 			break
 		}
-		if timeout == 0 && !progressPossible(s) {
-			// kubectl would retry forever; berth stops here and fails the
-			// way a --timeout does: the node stays cordoned, the virtual
-			// time spent is kept, and each pod left gets an error line.
-			for _, pod := range pending {
-				errs = append(errs, fmt.Sprintf("error when evicting pods/%q -n %q: %v (kubectl would retry forever; add --timeout to bound the wait)", pod.Name, pod.Namespace, errNoProgress))
+		if timeout > 0 && len(pending) == 0 && s.Now.Sub(start) >= timeout {
+			// waitForDelete shares the global timeout's context.
+			for _, pod := range waiting {
+				errs = append(errs, fmt.Sprintf("error when waiting for pod %q in namespace %q to terminate: %v", pod.Name, pod.Namespace, context.DeadlineExceeded))
 			}
 			break
 		}
-		if err := sim.Advance(s, ctrls, evictRetryDelay); err != nil {
+		if timeout == 0 && !progressPossible(s) {
+			// kubectl would retry (or wait) forever; berth stops here and
+			// fails the way a --timeout does: the node stays cordoned, the
+			// virtual time spent is kept, and each pod left gets an error
+			// line.
+			for _, pod := range pending {
+				errs = append(errs, fmt.Sprintf("error when evicting pods/%q -n %q: %v (kubectl would retry forever; add --timeout to bound the wait)", pod.Name, pod.Namespace, errNoProgress))
+			}
+			for _, pod := range waiting {
+				errs = append(errs, fmt.Sprintf("error when waiting for pod %q in namespace %q to terminate: %v (kubectl would wait forever; add --timeout to bound the wait)", pod.Name, pod.Namespace, errNoProgress))
+			}
+			break
+		}
+		step := evictRetryDelay
+		if len(pending) == 0 {
+			// Only deletions to wait for: kubectl polls every second; the
+			// pods go at timers, so jump to the next one.
+			step = time.Second
+			if next, ok := s.NextTimer(true); ok && next.After(s.Now) {
+				step = next.Sub(s.Now)
+			}
+			if timeout > 0 && s.Now.Add(step).After(start.Add(timeout)) {
+				step = start.Add(timeout).Sub(s.Now)
+			}
+		}
+		if err := sim.Advance(s, ctrls, step); err != nil {
 			return nil, err
 		}
+		waiting = reportGone(s, waiting, o)
 	}
 	return errs, nil
+}
+
+// reportGone prints kubectl's "pod/NAME evicted" for each waited-for pod
+// that no longer exists (or was replaced by a namesake) and returns the
+// others.
+func reportGone(s *cluster.State, waiting []*corev1.Pod, o *output) []*corev1.Pod {
+	var left []*corev1.Pod
+	for _, pod := range waiting {
+		if live, ok := s.Pods[cluster.Key(pod.Namespace, pod.Name)]; ok && live.UID == pod.UID {
+			left = append(left, pod)
+			continue
+		}
+		o.out("pod/%s evicted", pod.Name)
+	}
+	return left
 }
 
 // progressPossible reports whether virtual time still holds work that could

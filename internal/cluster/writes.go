@@ -11,10 +11,10 @@ import (
 // scheduler and the CLI call these rather than editing the maps and
 // resource versions themselves, so every client's write has one shape.
 
-// DeletePod removes a pod at once. berth models termination as immediate:
-// no graceful period, no Terminating phase. Removing a pod frees room on its
-// node, so the scheduler is woken. Deleting a pod that is already gone does
-// nothing.
+// DeletePod removes a pod object at once: the final, zero-grace delete (see
+// GracefulDeletePod for the usual path through Terminating). Removing a pod
+// frees room on its node, so the scheduler is woken. Deleting a pod that is
+// already gone does nothing.
 func (s *State) DeletePod(pod *corev1.Pod) {
 	key := Key(pod.Namespace, pod.Name)
 	if _, ok := s.Pods[key]; !ok {
@@ -44,8 +44,10 @@ func (s *State) UpdatePodStatus(pod *corev1.Pod, update func(*corev1.PodStatus) 
 	return true
 }
 
-// DeleteNode removes a node at once, with the pods bound to it (the pod
-// garbage collector removes pods of a node that is gone), and drops it from
+// DeleteNode removes a node at once, with the pods bound to it (a shortcut
+// for capacity providers that drained it first: the pod garbage collector's
+// 40 s quarantine is modelled only for `berth delete node`, see
+// docs/node-lifecycle.md#pods-on-lost-nodes), and drops it from
 // the scheduler's node order; the cost ledger keeps its life
 // (ledger.go). Deleting a node that is already gone does
 // nothing.
@@ -54,20 +56,10 @@ func (s *State) DeleteNode(name string) {
 	if !ok {
 		return
 	}
-	s.recordNodeEnd(node)
-	delete(s.Nodes, name)
-	order := s.Scheduler.NodeOrder[:0]
-	for _, n := range s.Scheduler.NodeOrder {
-		if n != name {
-			order = append(order, n)
-		}
-	}
-	s.Scheduler.NodeOrder = order
+	s.RemoveNodeObject(node.Name)
 	for _, p := range s.PodsOnNode(name) {
 		s.DeletePod(p)
 	}
-	s.Bump()
-	s.NoteChange()
 }
 
 // KarpenterTerminationFinalizer is the finalizer Karpenter puts on the

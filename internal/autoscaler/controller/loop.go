@@ -13,6 +13,7 @@ import (
 	"github.com/berth-sim/berth/internal/autoscaler/scaledown"
 	"github.com/berth-sim/berth/internal/autoscaler/scaleup"
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	"github.com/berth-sim/berth/internal/controllers/disruption"
 	"github.com/berth-sim/berth/internal/fargate"
 )
@@ -338,6 +339,12 @@ func (c *Controller) finishDeletions(s *cluster.State) bool {
 			s.AddTimer(cluster.Timer{At: del.At, Owner: Name, Settling: true})
 			continue
 		}
+		if until, waiting := evictedPodsTerminating(s, name); waiting && s.Now.Before(del.At.Add(maxDrainWait)) {
+			// The drain waits for the evicted pods to be gone
+			// (docs/node-lifecycle.md#graceful-termination).
+			controllerutil.AddTimerOnce(s, cluster.Timer{At: until, Owner: Name, Settling: true})
+			continue
+		}
 		if node := s.Nodes[name]; node != nil {
 			s.Record(source, cluster.Regarding("Node", "v1", node), corev1.EventTypeNormal, "ScaleDown", "nodes removed by cluster autoscaler")
 			if del.Drain {
@@ -356,6 +363,31 @@ func (c *Controller) finishDeletions(s *cluster.State) bool {
 		changed = true
 	}
 	return changed
+}
+
+// maxDrainWait is how long cluster-autoscaler waits for evicted pods to
+// terminate: --max-graceful-termination-sec (600 s) plus its 30 s eviction
+// headroom.
+const maxDrainWait = 630 * time.Second
+
+// evictedPodsTerminating reports whether pods other than DaemonSet pods are
+// still Terminating on the node, and the latest end of their grace periods.
+func evictedPodsTerminating(s *cluster.State, node string) (time.Time, bool) {
+	var until time.Time
+	found := false
+	for _, p := range s.PodsOnNode(node) {
+		if p.DeletionTimestamp == nil || isDaemon(p) {
+			continue
+		}
+		found = true
+		if p.DeletionTimestamp.After(until) {
+			until = p.DeletionTimestamp.Time
+		}
+	}
+	if until.Before(s.Now) {
+		until = s.Now.Add(time.Second)
+	}
+	return until, found
 }
 
 // noteActivity records when a group last changed size.

@@ -248,7 +248,7 @@ func (h *harness) delete(d *datadriven.TestData) (string, error) {
 		return "", admission.NotFound(kind.Resource, name)
 	}
 	if pod, isPod := obj.(*corev1.Pod); isPod {
-		h.s.DeletePod(pod)
+		h.s.GracefulDeletePod(pod, nil) // as kubectl delete: Terminating first
 	} else if h.s.MarkDeleting(obj.(metav1.Object)) {
 		// A finalizer holds it until its controller lets go.
 	} else {
@@ -355,7 +355,7 @@ func podLine(p *corev1.Pod) string {
 		line += fmt.Sprintf(" owner=%s/%s", ref.Kind, ref.Name)
 	}
 	if p.DeletionTimestamp != nil {
-		line += " deleting since " + offset(p.DeletionTimestamp.Time)
+		line += " terminating until " + offset(p.DeletionTimestamp.Time)
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {

@@ -187,7 +187,7 @@ func syncNodes(s *cluster.State, ds *appsv1.DaemonSet, toDelete []*corev1.Pod, c
 		if _, ok := s.Pods[cluster.Key(p.Namespace, p.Name)]; !ok {
 			continue
 		}
-		s.DeletePod(p)
+		s.GracefulDeletePod(p, nil)
 		s.Record(source, regarding(ds), corev1.EventTypeNormal, SuccessfulDeleteReason, "Deleted pod: "+p.Name)
 		changed = true
 	}

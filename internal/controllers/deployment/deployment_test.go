@@ -240,11 +240,26 @@ func TestRecreate(t *testing.T) {
 	admission.Create(s, d)
 	settle(t, s)
 	update(t, s, func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "public.ecr.aws/ui:0.5.0" })
-	// One instant: the old set goes to zero before the new one exists.
-	if err := sim.RunNow(s, []sim.Controller{New(), replicaset.New()}); err != nil {
+	// One instant: the old set goes to zero; its pods are Terminating for
+	// their grace period, and the new set waits for them to be gone.
+	if err := sim.RunNow(s, controllers()); err != nil {
 		t.Fatal(err)
 	}
 	rss := ownedReplicaSets(s)
+	if len(rss) != 1 || *rss[0].Spec.Replicas != 0 {
+		t.Fatalf("recreate must scale the old set down and wait: %d sets", len(rss))
+	}
+	terminating := 0
+	for _, p := range s.Pods {
+		if p.DeletionTimestamp != nil {
+			terminating++
+		}
+	}
+	if terminating != 2 {
+		t.Fatalf("%d old pods Terminating, want 2", terminating)
+	}
+	settle(t, s)
+	rss = ownedReplicaSets(s)
 	if len(rss) != 2 || *rss[0].Spec.Replicas != 0 || *rss[1].Spec.Replicas != 2 {
 		t.Fatalf("recreate did not swap sets: %d sets", len(rss))
 	}

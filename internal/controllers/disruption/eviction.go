@@ -55,12 +55,16 @@ func Evict(s *cluster.State, pod *corev1.Pod) error {
 			}
 		}
 	}
-	pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{
-		Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
-		LastTransitionTime: metav1.NewTime(s.Now),
-		Reason:             EvictionReason, Message: EvictionMessage,
-	})
-	s.DeletePod(pod)
+	// The pod is deleted with its own grace period; it stays Terminating
+	// until its kubelet has stopped it (docs/node-lifecycle.md).
+	if !cluster.IsTerminal(pod) && pod.DeletionTimestamp == nil {
+		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{
+			Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			LastTransitionTime: metav1.NewTime(s.Now),
+			Reason:             EvictionReason, Message: EvictionMessage,
+		})
+	}
+	s.GracefulDeletePod(pod, nil)
 	return nil
 }
 

@@ -40,7 +40,10 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 					continue
 				}
 				if pod, ok := obj.(*corev1.Pod); ok {
-					s.DeletePod(pod)
+					if pod.DeletionTimestamp != nil {
+						continue // already Terminating: its kubelet finishes it
+					}
+					s.GracefulDeletePod(pod, nil)
 				} else if wasDeleting := m.GetDeletionTimestamp() != nil; s.MarkDeleting(m) {
 					// Karpenter's finalizer holds it: marked once, then left
 					// to its termination controller.

@@ -123,7 +123,7 @@ func syncJob(s *cluster.State, job *batchv1.Job) (bool, error) {
 	case int32(len(active)) > want:
 		// Remove the newest extra pods (parallelism lowered, or done).
 		for i := len(active) - 1; i >= 0 && int32(i) >= want; i-- {
-			s.DeletePod(active[i])
+			s.GracefulDeletePod(active[i], nil)
 			s.Record(source, regarding(job), corev1.EventTypeNormal, SuccessfulDeleteReason, "Deleted pod: "+active[i].Name)
 			changed = true
 		}

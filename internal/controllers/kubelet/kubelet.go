@@ -102,7 +102,7 @@ func (c *Controller) Name() string { return Name }
 // Sync advances every bound, non-terminal pod as far as virtual time allows.
 // Pods are handled in creation order, as HandlePodAdditions sorts them.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	var pods []*corev1.Pod
+	var pods, terminating []*corev1.Pod
 	nodes := &nodeInfos{s: s, admitted: map[string][]*corev1.Pod{}, infos: map[string]*framework.NodeInfo{}}
 	nodes.allocate = func(node *corev1.Node) (string, error) { return fallbackPodIP(s, node) }
 	if c.allocator != nil {
@@ -112,6 +112,13 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	// order the pods reached the kubelet would (docs/ordering.md).
 	for _, k := range cluster.CreationOrder(s, s.Pods) {
 		p := s.Pods[k]
+		if p.Spec.NodeName != "" && !cluster.IsTerminal(p) && p.DeletionTimestamp != nil {
+			terminating = append(terminating, p)
+			if p.Status.StartTime != nil && !stopsNow(s, p) {
+				// Its containers still hold their share of the node.
+				nodes.admitted[p.Spec.NodeName] = append(nodes.admitted[p.Spec.NodeName], p)
+			}
+		}
 		if p.Spec.NodeName != "" && !cluster.IsTerminal(p) && p.DeletionTimestamp == nil {
 			pods = append(pods, p)
 			if p.Status.StartTime != nil {
@@ -121,6 +128,9 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	}
 	sort.SliceStable(pods, func(i, j int) bool { return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp) })
 	changed := syncNodeHeartbeats(s)
+	if syncTerminating(s, terminating) {
+		changed = true
+	}
 	for _, p := range pods {
 		node, ok := s.Nodes[p.Spec.NodeName]
 		if !ok {

@@ -75,7 +75,7 @@ func syncReplicaSet(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) (bool
 	case diff > 0:
 		related := relatedPods(s, ix, rs)
 		for _, p := range controllerutil.PodsToDelete(pods, related, min(diff, BurstReplicas), s.Now) {
-			s.DeletePod(p)
+			s.GracefulDeletePod(p, nil)
 			ix.dirty = true
 			s.Record(source, regarding(rs), corev1.EventTypeNormal, SuccessfulDeleteReason, "Deleted pod: "+p.Name)
 			changed = true

@@ -81,8 +81,11 @@ func TestScaleUpAndDown(t *testing.T) {
 	if err := sim.RunNow(s, []sim.Controller{New()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.Pods[cluster.Key("default", victim.Name)]; ok {
-		t.Fatal("the unready pod should have been deleted first")
+	// Deleted gracefully: Terminating for its grace period, the others untouched.
+	for _, p := range s.Pods {
+		if (p.DeletionTimestamp != nil) != (p.Name == victim.Name) {
+			t.Fatalf("pod %s terminating=%t: the unready pod should have been deleted first", p.Name, p.DeletionTimestamp != nil)
+		}
 	}
 	if s.SchedulingGeneration == gen {
 		t.Fatal("deleting a pod must wake the scheduler")

@@ -106,9 +106,14 @@ func reconcile(s *cluster.State, set *appsv1.StatefulSet, pods setPods, currentR
 	changed := false
 	for i, pod := range pods.replicas {
 		if pod != nil && cluster.IsTerminal(pod) {
-			deletePod(s, set, pod)
+			if pod.DeletionTimestamp == nil {
+				deletePod(s, set, pod)
+				changed = true
+			}
+			if _, ok := s.Pods[cluster.Key(pod.Namespace, pod.Name)]; ok {
+				continue // the replacement waits until the old object is gone
+			}
 			pods.replicas[i], pod = nil, nil
-			changed = true
 		}
 		if pod == nil {
 			pod = podForOrdinal(s, set, pods, i, currentRevision, updateRevision)
@@ -122,6 +127,16 @@ func reconcile(s *cluster.State, set *appsv1.StatefulSet, pods setPods, currentR
 			}
 			continue
 		}
+		if pod.DeletionTimestamp != nil {
+			// A pod being deleted keeps its name until its kubelet (or the
+			// pod GC) removes it: the replacement cannot be created before,
+			// and with OrderedReady nothing after it moves either
+			// (docs/node-lifecycle.md#statefulsets-on-a-lost-node).
+			if monotonic {
+				return changed, nil
+			}
+			continue
+		}
 		if !ensureClaims(s, set, pod, i) {
 			changed = true
 		}
@@ -132,13 +147,19 @@ func reconcile(s *cluster.State, set *appsv1.StatefulSet, pods setPods, currentR
 	// Scale down from the highest ordinal; unhealthy pods go first, one at a time.
 	var firstUnhealthy *corev1.Pod
 	for _, p := range append(append([]*corev1.Pod(nil), pods.replicas...), pods.condemned...) {
-		if p != nil && !isRunningAndReady(p) {
+		if p != nil && (!isRunningAndReady(p) || p.DeletionTimestamp != nil) {
 			firstUnhealthy = p
 			break
 		}
 	}
 	for t := len(pods.condemned) - 1; t >= 0; t-- {
 		p := pods.condemned[t]
+		if p.DeletionTimestamp != nil {
+			if monotonic {
+				return changed, nil // wait for it to go before the next one
+			}
+			continue
+		}
 		if monotonic && firstUnhealthy != nil && p != firstUnhealthy {
 			return changed, nil
 		}
@@ -159,7 +180,7 @@ func reconcile(s *cluster.State, set *appsv1.StatefulSet, pods setPods, currentR
 	// one pod not at the update revision, waiting for each to be healthy.
 	for t := len(pods.replicas) - 1; t >= partition(set); t-- {
 		p := pods.replicas[t]
-		if p.Labels[RevisionHashLabel] != updateRevision {
+		if p.Labels[RevisionHashLabel] != updateRevision && p.DeletionTimestamp == nil {
 			deletePod(s, set, p)
 			return true, nil
 		}
@@ -274,7 +295,7 @@ func collectClaims(s *cluster.State) bool {
 }
 
 func deletePod(s *cluster.State, set *appsv1.StatefulSet, pod *corev1.Pod) {
-	s.DeletePod(pod)
+	s.GracefulDeletePod(pod, nil)
 	s.Record(source, regarding(set), corev1.EventTypeNormal, SuccessfulDeleteReason,
 		fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, set.Name))
 }
@@ -294,6 +315,9 @@ func updateStatus(s *cluster.State, set *appsv1.StatefulSet, pods setPods, curre
 			if controllerutil.IsPodAvailable(p, set.Spec.MinReadySeconds, s.Now) {
 				st.AvailableReplicas++
 			}
+		}
+		if p.DeletionTimestamp != nil {
+			continue // counted as a replica, but of no revision
 		}
 		if p.Labels[RevisionHashLabel] == currentRevision {
 			st.CurrentReplicas++

@@ -70,6 +70,17 @@ func podNames(s *cluster.State) []string {
 	return out
 }
 
+// livePodNames leaves out the pods being deleted (Terminating).
+func livePodNames(s *cluster.State) []string {
+	var out []string
+	for _, k := range cluster.SortedKeys(s.Pods) {
+		if s.Pods[k].DeletionTimestamp == nil {
+			out = append(out, s.Pods[k].Name)
+		}
+	}
+	return out
+}
+
 func messages(s *cluster.State) []string {
 	var out []string
 	for _, e := range s.EventsFor("StatefulSet", "default", "db") {
@@ -159,8 +170,18 @@ func TestScaleDown(t *testing.T) {
 			if _, err := New().Sync(s); err != nil {
 				t.Fatal(err)
 			}
-			if got := podNames(s); !reflect.DeepEqual(got, c.wantFirst) {
+			if got := livePodNames(s); !reflect.DeepEqual(got, c.wantFirst) {
 				t.Fatalf("after one pass %v, want %v (highest ordinal first)", got, c.wantFirst)
+			}
+			// db-2 is Terminating; nothing else moves before it is gone.
+			if _, err := New().Sync(s); err != nil {
+				t.Fatal(err)
+			}
+			if got := podNames(s); !reflect.DeepEqual(got, []string{"db-0", "db-1", "db-2"}) {
+				t.Fatalf("after a second pass %v: db-1 went before db-2 was gone", got)
+			}
+			if got := livePodNames(s); !reflect.DeepEqual(got, c.wantFirst) {
+				t.Fatalf("after a second pass %v live, want %v", got, c.wantFirst)
 			}
 			settle(t, s)
 			if got := podNames(s); !reflect.DeepEqual(got, []string{"db-0"}) {
@@ -245,7 +266,7 @@ func TestRollingUpdate(t *testing.T) {
 				if _, err := New().Sync(s); err != nil {
 					t.Fatal(err)
 				}
-				if _, ok := s.Pods["default/db-2"]; ok && s.Pods["default/db-2"].Spec.Containers[0].Image != "db:2" {
+				if p, ok := s.Pods["default/db-2"]; ok && p.Spec.Containers[0].Image != "db:2" && p.DeletionTimestamp == nil {
 					t.Fatal("db-2 was not replaced first")
 				}
 				if s.Pods["default/db-1"].Spec.Containers[0].Image != "db:1" {

@@ -196,7 +196,7 @@ func evict(s *cluster.State, pod *corev1.Pod) {
 		LastTransitionTime: metav1.NewTime(s.Now),
 		Reason:             DisruptionTargetReason, Message: DisruptionTargetMessage,
 	})
-	s.DeletePod(pod)
+	s.GracefulDeletePod(pod, nil)
 }
 
 func regarding(pod *corev1.Pod) corev1.ObjectReference {

@@ -118,7 +118,7 @@ func nominated(s *cluster.State, names ...string) bool {
 }
 
 // trackPodEvents keeps each NodeClaim's lastPodEventTime: the last time a
-// pod was bound to its node or left it.
+// pod was bound to its node, started terminating or left it.
 func (c *Controller) trackPodEvents(s *cluster.State, onNode map[string][]*corev1.Pod) bool {
 	changed := false
 	for _, name := range cluster.SortedKeys(s.NodeClaims) {
@@ -128,6 +128,12 @@ func (c *Controller) trackPodEvents(s *cluster.State, onNode map[string][]*corev
 		}
 		var uids []string
 		for _, p := range onNode[nc.Status.NodeName] {
+			// A pod turning Terminating is a pod event too (podevents'
+			// predicate), as is its removal.
+			if p.DeletionTimestamp != nil {
+				uids = append(uids, string(p.UID)+"-terminating")
+				continue
+			}
 			uids = append(uids, string(p.UID))
 		}
 		sort.Strings(uids)

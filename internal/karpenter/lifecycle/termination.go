@@ -109,9 +109,9 @@ func taintDisrupted(s *cluster.State, node *corev1.Node) bool {
 // no pod is left waiting for eviction. Otherwise it publishes
 // FailedDraining, evicts the first non-empty wave (non-critical
 // non-DaemonSet, non-critical DaemonSet, critical non-DaemonSet, critical
-// DaemonSet). Evicted pods go at once in berth, so the next wave follows
-// in the same instant (upstream requeues after 1 s and waits for the pods
-// to terminate).
+// DaemonSet). Evicted pods stay Terminating for their grace period and
+// still count, so the next wave waits for them to be gone; berth moves on
+// the instant the last one goes (upstream requeues every second).
 func (c *Controller) drained(s *cluster.State, node *corev1.Node, nc *karpv1.NodeClaim, changed *bool) bool {
 	waves := make([][]*corev1.Pod, 4)
 	total := 0
