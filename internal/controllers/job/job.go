@@ -81,7 +81,7 @@ func syncJob(s *cluster.State, job *batchv1.Job) (bool, error) {
 		st.StartTime = &now
 	}
 	var active []*corev1.Pod
-	var succeeded, failed, ready int32
+	var succeeded, failed, ready, terminating int32
 	for _, k := range cluster.SortedKeys(s.Pods) {
 		p := s.Pods[k]
 		if p.Namespace != job.Namespace || !controllerutil.IsControlledBy(p, string(job.UID)) || !selector.Matches(labels.Set(p.Labels)) {
@@ -96,6 +96,9 @@ func syncJob(s *cluster.State, job *batchv1.Job) (bool, error) {
 		case corev1.PodFailed:
 			failed++
 		default:
+			if p.DeletionTimestamp != nil {
+				terminating++ // status.terminating (docs/node-lifecycle.md)
+			}
 			if p.DeletionTimestamp == nil {
 				active = append(active, p)
 				if controllerutil.IsPodReady(p) {
@@ -143,7 +146,7 @@ func syncJob(s *cluster.State, job *batchv1.Job) (bool, error) {
 	}
 	st.Active, st.Succeeded, st.Failed = int32(len(active)), succeeded, failed
 	st.Ready = &ready
-	st.Terminating = new(int32)
+	st.Terminating = &terminating
 	if st.UncountedTerminatedPods == nil {
 		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 	}
