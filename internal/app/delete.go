@@ -22,6 +22,37 @@ type DeleteRequest struct {
 	Kustomize string
 	Selector  string
 	All       bool
+	// GracePeriod is kubectl delete's --grace-period (nil or -1: the pod's
+	// own); Force is --force (docs/node-lifecycle.md#graceful-termination).
+	GracePeriod *int
+	Force       bool
+}
+
+// Warning kubectl prints for --force --grace-period=0.
+const forceDeleteWarning = "Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely."
+
+// gracePeriod applies kubectl delete's flag rules: --grace-period=0
+// without --force means 1, --force alone means 0, and --force with a
+// positive period is refused. It returns nil for "the pod's own".
+func (r DeleteRequest) gracePeriod() (*int64, error) {
+	g := -1
+	if r.GracePeriod != nil {
+		g = *r.GracePeriod
+	}
+	if g == 0 && !r.Force {
+		g = 1
+	}
+	if r.Force && g < 0 {
+		g = 0
+	}
+	if r.Force && g > 0 {
+		return nil, fmt.Errorf("--force and --grace-period greater than 0 cannot be specified together")
+	}
+	if g < 0 {
+		return nil, nil
+	}
+	v := int64(g)
+	return &v, nil
 }
 
 // target is one object to delete.
@@ -52,6 +83,10 @@ var immortalNamespaces = map[string]bool{
 // Delete removes objects with background cascading (owned ReplicaSets and
 // pods go too, as the garbage collector would), then settles the cluster.
 func (a *App) Delete(r DeleteRequest) error {
+	grace, err := r.gracePeriod()
+	if err != nil {
+		return err
+	}
 	targets, err := a.deleteTargets(r)
 	if err != nil {
 		return err
@@ -73,17 +108,22 @@ func (a *App) Delete(r DeleteRequest) error {
 		}
 	}
 	work := a.state.Clone()
-	var lines []string
+	o := &output{}
+	verb := "deleted"
+	if grace != nil && *grace == 0 {
+		o.errf("%s", forceDeleteWarning)
+		verb = "force deleted"
+	}
 	for _, t := range targets {
-		deleteObject(work, t.res.GVK().Kind, t.meta.GetNamespace(), t.meta.GetName())
+		deleteObject(work, t.res.GVK().Kind, t.meta.GetNamespace(), t.meta.GetName(), grace)
 		gk := t.res.GVK()
 		kind := strings.ToLower(gk.Kind)
 		if gk.Group != "" {
 			kind += "." + gk.Group
 		}
-		lines = append(lines, fmt.Sprintf("%s %q deleted", kind, t.meta.GetName()))
+		o.out("%s %q %s", kind, t.meta.GetName(), verb)
 	}
-	return a.commit(work, stdout(lines))
+	return a.commit(work, o)
 }
 
 func (a *App) deleteTargets(r DeleteRequest) ([]target, error) {
@@ -168,12 +208,12 @@ func newTarget(res view.Resource, obj runtime.Object) target {
 // is deleted gracefully: it is Terminating until its kubelet has stopped it.
 // A node object goes at once; the pods bound to it stay until the pod GC
 // collects them as orphans (docs/node-lifecycle.md#pods-on-lost-nodes).
-func deleteObject(s *cluster.State, kind, namespace, name string) {
+func deleteObject(s *cluster.State, kind, namespace, name string, grace *int64) {
 	key := cluster.Key(namespace, name)
 	switch kind {
 	case "Pod":
 		if p, ok := s.Pods[key]; ok {
-			s.GracefulDeletePod(p, nil)
+			s.GracefulDeletePod(p, grace)
 		}
 	case "Node":
 		if n, ok := s.Nodes[key]; ok && s.MarkDeleting(n) {

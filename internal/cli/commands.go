@@ -119,12 +119,16 @@ func newRolloutCmd(g *globals) *cobra.Command {
 
 func newDeleteCmd(g *globals) *cobra.Command {
 	o := app.DeleteRequest{}
+	grace := -1
 	cmd := &cobra.Command{
 		Use:   "delete (TYPE NAME... | TYPE/NAME | -f FILENAME)",
 		Short: "Delete objects, then run the cluster until it settles",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withApp(g, cmd, false, func(a *app.App) error {
 				o.Args, o.Namespace = args, g.namespace
+				if cmd.Flags().Changed("grace-period") {
+					o.GracePeriod = &grace
+				}
 				return a.Delete(o)
 			})
 		},
@@ -133,6 +137,8 @@ func newDeleteCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVarP(&o.Kustomize, "kustomize", "k", "", "delete the objects of a Kustomize directory")
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "label selector")
 	cmd.Flags().BoolVar(&o.All, "all", false, "delete all objects of the type in the namespace")
+	cmd.Flags().IntVar(&grace, "grace-period", -1, "seconds a pod is given to terminate (-1: its own terminationGracePeriodSeconds; 0 needs --force)")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "with --grace-period=0, remove pods at once without waiting for their kubelet")
 	return cmd
 }
 
