@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/version"
 )
 
 // Endpoints and EndpointSlices print as the API server's table printers
@@ -200,6 +202,23 @@ func stringOrUnset(p *string) string {
 		return "<unset>"
 	}
 	return *p
+}
+
+// warnDeprecated prints the API server's deprecation warning as kubectl
+// shows it ("Warning: ..." on stderr, once) when a request reads v1
+// Endpoints from a cluster of Kubernetes 1.33 or later, where the API is
+// deprecated in favour of EndpointSlices.
+func warnDeprecated(errOut io.Writer, s *cluster.State, reqs []request) {
+	v, err := version.Parse(s.Info.KubernetesVersion)
+	if err != nil || !v.AtLeast(33, 0) {
+		return
+	}
+	for _, rq := range reqs {
+		if rq.r.GVK.GroupKind() == (schema.GroupKind{Kind: "Endpoints"}) {
+			fmt.Fprintln(errOut, "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice")
+			return
+		}
+	}
 }
 
 // serviceSlices are the EndpointSlices kubectl describe service reads: those

@@ -69,6 +69,19 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		if syncService(s, svc, podsByNS[svc.Namespace], slicesBySvc[key]) {
 			changed = true
 		}
+		if len(svc.Spec.Selector) > 0 && svc.Spec.Type != corev1.ServiceTypeExternalName &&
+			syncEndpoints(s, svc, podsByNS[svc.Namespace]) {
+			changed = true
+		}
+	}
+	// The Endpoints controller deletes the Endpoints of a deleted Service
+	// (they have no owner reference for the garbage collector to follow).
+	for _, key := range cluster.SortedKeys(s.Endpoints) {
+		if _, ok := s.Services[key]; !ok && s.Endpoints[key].Labels[labelEndpointsManagedBy] == EndpointsControllerName {
+			delete(s.Endpoints, key)
+			s.Bump()
+			changed = true
+		}
 	}
 	c.ran, c.synced = true, s.ResourceVersion
 	return changed, nil

@@ -273,3 +273,43 @@ func TestKubernetesServiceEndpoints(t *testing.T) {
 		t.Error("endpoints without a VPC")
 	}
 }
+
+func TestLegacyEndpoints(t *testing.T) {
+	s := fixture(t, nil, []podOpt{ready}, []podOpt{}, []podOpt{ready, terminating}, []podOpt{ready, labelled("app", "other")})
+	s.Pods["shop/web-1"].Status.PodIP = "10.1.0.0" // sorts before web-0's address
+	c := New()
+	_, _ = c.Sync(s)
+	ep := s.Endpoints["shop/web"]
+	if ep == nil || len(ep.Subsets) != 1 {
+		t.Fatalf("endpoints = %+v", ep)
+	}
+	ss := ep.Subsets[0]
+	ips := func(a []corev1.EndpointAddress) string {
+		var out []string
+		for _, x := range a {
+			out = append(out, x.IP+"/"+x.TargetRef.Name+"/"+*x.NodeName)
+		}
+		return strings.Join(out, ",")
+	}
+	if got := ips(ss.Addresses); got != "10.1.0.1/web-0/n1" {
+		t.Errorf("addresses = %s", got)
+	}
+	if got := ips(ss.NotReadyAddresses); got != "10.1.0.0/web-1/n1" {
+		t.Errorf("notReadyAddresses = %s (the terminating pod is left out)", got)
+	}
+	if len(ss.Ports) != 1 || ss.Ports[0].Name != "http" || ss.Ports[0].Port != 8080 {
+		t.Errorf("ports = %+v", ss.Ports)
+	}
+	if ep.Labels[labelEndpointsManagedBy] != EndpointsControllerName || ep.Labels["team"] != "a" {
+		t.Errorf("labels = %v", ep.Labels)
+	}
+	if changed, _ := New().Sync(s); changed {
+		t.Error("a fresh controller rewrote unchanged objects")
+	}
+	delete(s.Services, "shop/web")
+	s.Bump()
+	_, _ = c.Sync(s)
+	if _, ok := s.Endpoints["shop/web"]; ok {
+		t.Error("Endpoints of a deleted Service kept")
+	}
+}
