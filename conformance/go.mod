@@ -7,6 +7,7 @@ require (
 	github.com/cockroachdb/datadriven v1.0.3
 	k8s.io/api v0.36.6
 	k8s.io/apimachinery v0.36.6
+	k8s.io/cli-runtime v0.36.6
 	k8s.io/client-go v0.36.6
 	k8s.io/component-helpers v0.36.6
 	k8s.io/klog/v2 v2.140.0
@@ -91,7 +92,6 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
 	k8s.io/apiserver v0.36.3 // indirect
-	k8s.io/cli-runtime v0.36.6 // indirect
 	k8s.io/cloud-provider v0.0.0 // indirect
 	k8s.io/component-base v0.36.3 // indirect
 	k8s.io/controller-manager v0.36.3 // indirect

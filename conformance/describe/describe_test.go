@@ -151,6 +151,11 @@ func compareState(t *testing.T, pos string, s *cluster.State, perKind, documente
 		if err != nil {
 			t.Fatalf("%s: %v", pos, err)
 		}
+		tables, err := CompareTables(s)
+		if err != nil {
+			t.Fatalf("%s: %v", pos, err)
+		}
+		results = append(results, tables...)
 		for _, r := range results {
 			perKind[r.Kind]++
 			if r.Same() {
@@ -160,7 +165,7 @@ func compareState(t *testing.T, pos string, s *cluster.State, perKind, documente
 				documented[r.Kind+": "+known.reason]++
 				continue
 			}
-			problems = append(problems, fmt.Sprintf("%s: describe %s %s differs from kubectl:\n%s", pos, r.Kind, r.Key, lineDiff(r.Kubectl, r.Berth)))
+			problems = append(problems, fmt.Sprintf("%s: %s %s differs from kubectl:\n%s", pos, r.Kind, r.Key, lineDiff(r.Kubectl, r.Berth)))
 		}
 	})
 	return problems

@@ -306,7 +306,9 @@ func (w *writer) finalize() bool {
 	}
 	s := w.s
 	changed := false
-	if w.svc.DeletionTimestamp == nil {
+	// No new slices for a Service being deleted or in a namespace being
+	// deleted (the API server refuses creates there).
+	if w.svc.DeletionTimestamp == nil && !namespaceTerminating(s, w.svc.Namespace) {
 		for _, sl := range w.toCreate {
 			createSlice(s, w.svc, sl)
 			changed = true
@@ -424,4 +426,9 @@ func samePlaceholder(a, b *discoveryv1.EndpointSlice) bool {
 		apiequality.Semantic.DeepEqual(a.OwnerReferences, b.OwnerReferences) &&
 		apiequality.Semantic.DeepEqual(a.Labels, b.Labels) &&
 		len(a.Ports) == 0 && len(b.Ports) == 0 && len(a.Endpoints) == 0 && len(b.Endpoints) == 0
+}
+
+func namespaceTerminating(s *cluster.State, name string) bool {
+	ns, ok := s.Namespaces[name]
+	return ok && ns.Status.Phase == corev1.NamespaceTerminating
 }

@@ -40,6 +40,9 @@ func syncEndpoints(s *cluster.State, svc *corev1.Service, pods []*corev1.Pod) bo
 	}
 	want[labelEndpointsManagedBy] = EndpointsControllerName
 	cur, ok := s.Endpoints[key]
+	if !ok && namespaceTerminating(s, svc.Namespace) {
+		return false
+	}
 	if ok && apiequality.Semantic.DeepEqual(cur.Subsets, subsets) && apiequality.Semantic.DeepEqual(cur.Labels, want) {
 		return false
 	}
