@@ -8,6 +8,7 @@ import (
 	"github.com/berth-sim/berth/internal/controllers/daemonset"
 	"github.com/berth-sim/berth/internal/controllers/deployment"
 	"github.com/berth-sim/berth/internal/controllers/disruption"
+	"github.com/berth-sim/berth/internal/controllers/endpointslice"
 	"github.com/berth-sim/berth/internal/controllers/garbagecollector"
 	"github.com/berth-sim/berth/internal/controllers/job"
 	"github.com/berth-sim/berth/internal/controllers/kubelet"
@@ -54,7 +55,8 @@ func (a *App) controllers(s *cluster.State) []sim.Controller {
 // the garbage collector removes what lost its owners, workload controllers create pods (and claims), the volume binder binds what
 // it can before the scheduler binds pods, the kubelet starts them, taint
 // eviction removes what may not stay, the disruption controller keeps
-// budgets current; Karpenter's provisioner creates NodeClaims for pods
+// budgets current, the EndpointSlice controller lists each Service's pods
+// (docs/services.md); Karpenter's provisioner creates NodeClaims for pods
 // nothing can hold, its lifecycle launches, registers and terminates their
 // nodes (after the interruption controller acted on spot notices), and its
 // disruption consolidates, replaces drifted nodes and removes empty and
@@ -88,6 +90,7 @@ func Controllers(s *cluster.State) []sim.Controller {
 		tainteviction.New(),
 		podgc.New(),
 		disruption.New(),
+		endpointslice.New(),
 		interruption.New(catalog),
 		lifecycle.New(catalog),
 		karpdisruption.New(catalog),

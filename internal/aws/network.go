@@ -160,6 +160,15 @@ func UsedIPs(s *cluster.State) map[string]bool {
 			}
 		}
 	}
+	// The EKS control plane's ENIs hold addresses in the cluster's subnets
+	// too; the kubernetes Service's endpoints list them (docs/services.md).
+	if ep, ok := s.Endpoints[cluster.Key(corev1.NamespaceDefault, "kubernetes")]; ok {
+		for _, sub := range ep.Subsets {
+			for _, a := range sub.Addresses {
+				used[a.IP] = true
+			}
+		}
+	}
 	for _, p := range s.Pods {
 		if p.Spec.HostNetwork {
 			continue // a host-network pod shares its node's address
@@ -183,6 +192,11 @@ func AllocateIP(s *cluster.State, cidr string) (string, error) {
 // addresses AWS reserves at the start of a subnet and the broadcast address,
 // and marks it used. Equal state and used set give equal results.
 func AllocateIPFrom(s *cluster.State, cidr string, used map[string]bool) (string, error) {
+	return DrawSubnetIP(&s.Rand, cidr, used)
+}
+
+// DrawSubnetIP is AllocateIPFrom with its own random source r.
+func DrawSubnetIP(r *cluster.Rand, cidr string, used map[string]bool) (string, error) {
 	p, err := netip.ParsePrefix(cidr)
 	if err != nil || !p.Addr().Is4() {
 		return "", fmt.Errorf("subnet %q is not an IPv4 CIDR", cidr)
@@ -193,7 +207,7 @@ func AllocateIPFrom(s *cluster.State, cidr string, used map[string]bool) (string
 		return "", fmt.Errorf("subnet %s has no assignable addresses", cidr)
 	}
 	first := AddrAdd(p.Addr(), awsReservedLow)
-	ip, ok := DrawAddress(&s.Rand, first, size-awsReservedLow-1, uint64(len(used)), func(a netip.Addr) bool { return used[a.String()] })
+	ip, ok := DrawAddress(r, first, size-awsReservedLow-1, uint64(len(used)), func(a netip.Addr) bool { return used[a.String()] })
 	if !ok {
 		return "", fmt.Errorf("subnet %s has no free addresses", cidr)
 	}

@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -266,6 +267,13 @@ var Kinds = KindList{
 	// docs/node-lifecycle.md), so apply does not take them.
 	NewKind(Kind{GVK: gvk("coordination.k8s.io", "v1", "Lease"), Resource: "leases", Namespaced: true},
 		func(s *State) *map[string]*coordinationv1.Lease { return &s.Leases }),
+	// Service endpoints are written by the EndpointSlice controller and the
+	// API server's endpoint reconciler only (docs/services.md), so apply
+	// does not take them.
+	NewKind(Kind{GVK: gvk("", "v1", "Endpoints"), Resource: "endpoints", Singular: "endpoints", ShortNames: []string{"ep"}, Namespaced: true},
+		func(s *State) *map[string]*corev1.Endpoints { return &s.Endpoints }),
+	NewKind(Kind{GVK: gvk("discovery.k8s.io", "v1", "EndpointSlice"), Resource: "endpointslices", Namespaced: true},
+		func(s *State) *map[string]*discoveryv1.EndpointSlice { return &s.EndpointSlices }),
 }
 
 // fargateCategory lets `berth get fargate` list the profiles.

@@ -1,5 +1,7 @@
 package cluster
 
+import "fmt"
+
 // Rand is the cluster's one source of randomness: a splitmix64 generator whose
 // whole state is a single persisted word, so a run resumed from disk draws the
 // same numbers as one that never stopped.
@@ -38,6 +40,12 @@ func (r *Rand) String(n int) string {
 		b[i] = nameAlphabet[r.Intn(len(nameAlphabet))]
 	}
 	return string(b)
+}
+
+// UID returns an RFC 4122-shaped (version 4) UID from the next two draws.
+func (r *Rand) UID() string {
+	a, b := r.Uint64(), r.Uint64()
+	return fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", uint32(a>>32), uint16(a>>16), uint16(a)&0xfff, (uint16(b>>48)&0x3fff)|0x8000, b&0xffffffffffff)
 }
 
 // GenerateName appends five random characters to base as the API server does

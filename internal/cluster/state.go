@@ -4,7 +4,6 @@
 package cluster
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -13,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -117,10 +117,14 @@ type State struct {
 	Provisioners     map[string]*karpv1alpha5.Provisioner     `json:"provisioners,omitempty"`
 	AWSNodeTemplates map[string]*karpv1alpha5.AWSNodeTemplate `json:"awsNodeTemplates,omitempty"`
 	// Leases are the kubelets' node leases in kube-node-lease (nodelease.go).
-	Leases    map[string]*coordinationv1.Lease `json:"leases,omitempty"`
-	Events    []*corev1.Event                  `json:"events,omitempty"`
-	Timers    []Timer                          `json:"timers,omitempty"`
-	Scheduler SchedulerState                   `json:"scheduler"`
+	Leases map[string]*coordinationv1.Lease `json:"leases,omitempty"`
+	// Endpoints and EndpointSlices list each Service's serving addresses
+	// (internal/controllers/endpointslice, docs/services.md).
+	Endpoints      map[string]*corev1.Endpoints          `json:"endpoints,omitempty"`
+	EndpointSlices map[string]*discoveryv1.EndpointSlice `json:"endpointSlices,omitempty"`
+	Events         []*corev1.Event                       `json:"events,omitempty"`
+	Timers         []Timer                               `json:"timers,omitempty"`
+	Scheduler      SchedulerState                        `json:"scheduler"`
 	// Karpenter is the memory of Karpenter's controllers (karpenter.go).
 	Karpenter KarpenterState `json:"karpenter,omitempty"`
 	// Fargate is the memory of the Fargate controller (fargate.go).
@@ -334,7 +338,4 @@ func IsTerminal(p *corev1.Pod) bool {
 func (s *State) NoteChange() { s.SchedulingGeneration++ }
 
 // NewUID returns a deterministic RFC 4122-shaped UID from the seeded source.
-func (s *State) NewUID() string {
-	a, b := s.Rand.Uint64(), s.Rand.Uint64()
-	return fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", uint32(a>>32), uint16(a>>16), uint16(a)&0xfff, (uint16(b>>48)&0x3fff)|0x8000, b&0xffffffffffff)
-}
+func (s *State) NewUID() string { return s.Rand.UID() }

@@ -78,7 +78,9 @@ func eventLastSeen(s *cluster.State, e *corev1.Event) string {
 	}
 }
 
-// eventSortTime is the time kubectl sorts events by (util/event.SortableEvents).
+// eventSortTime is the time `kubectl events` sorts by (its own
+// SortableEvents in pkg/cmd/events): a series' last observation, else the
+// last timestamp, else the event time.
 func eventSortTime(e *corev1.Event) time.Time {
 	if e.Series != nil {
 		return e.Series.LastObservedTime.Time
@@ -89,13 +91,29 @@ func eventSortTime(e *corev1.Event) time.Time {
 	return e.EventTime.Time
 }
 
-// sortEventsByTime orders events oldest first as kubectl describe and kubectl
-// events do; the sort is stable so equal times keep recording order.
+// sortEventsByTime orders events oldest first as `kubectl events` does; the
+// sort is stable so equal times keep recording order (kubectl's sort.Sort
+// would shuffle ties in lists longer than twelve).
 func sortEventsByTime(events []*corev1.Event) {
 	sort.SliceStable(events, func(i, j int) bool {
 		return eventSortTime(events[i]).Before(eventSortTime(events[j]))
 	})
 }
+
+// sortEventsForDescribe orders events as kubectl describe does
+// (util/event.SortableEvents): sort.Sort by lastTimestamp alone.
+func sortEventsForDescribe(events []*corev1.Event) {
+	sort.Sort(eventsByTime{events, func(e *corev1.Event) time.Time { return e.LastTimestamp.Time }})
+}
+
+type eventsByTime struct {
+	list []*corev1.Event
+	at   func(*corev1.Event) time.Time
+}
+
+func (l eventsByTime) Len() int           { return len(l.list) }
+func (l eventsByTime) Swap(i, j int)      { l.list[i], l.list[j] = l.list[j], l.list[i] }
+func (l eventsByTime) Less(i, j int) bool { return l.at(l.list[i]).Before(l.at(l.list[j])) }
 
 // eventQuery is the field selector kubectl's searchEvents builds: name and
 // namespace always, kind and uid only when known.
@@ -119,6 +137,10 @@ func (q eventQuery) find(s *cluster.State) []*corev1.Event {
 		}
 		out = append(out, e)
 	}
+	// The API server lists by namespace and name; kubectl sorts that list.
+	sort.SliceStable(out, func(i, j int) bool {
+		return cluster.Key(out[i].Namespace, out[i].Name) < cluster.Key(out[j].Namespace, out[j].Name)
+	})
 	return out
 }
 

@@ -249,7 +249,7 @@ func describeEvents(s *cluster.State, events []*corev1.Event, w prefixWriter) {
 		return
 	}
 	sorted := append([]*corev1.Event(nil), events...)
-	sortEventsByTime(sorted)
+	sortEventsForDescribe(sorted)
 	w.write(level0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n")
 	w.write(level1, "----\t------\t----\t----\t-------\n")
 	for _, e := range sorted {

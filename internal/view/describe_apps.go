@@ -2,9 +2,7 @@ package view
 
 import (
 	"fmt"
-	"net"
 	"sort"
-	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -227,6 +225,7 @@ func describeNamespace(n *corev1.Namespace) string {
 
 func describeService(s *cluster.State, svc *corev1.Service) string {
 	events := eventQuery{kind: "Service", namespace: svc.Namespace, name: svc.Name, uids: uidsOf(svc)}.find(s)
+	slices := serviceSlices(s, svc)
 	return tabbedString(func(w prefixWriter) {
 		w.write(level0, "Name:\t%s\n", svc.Name)
 		w.write(level0, "Namespace:\t%s\n", svc.Namespace)
@@ -255,8 +254,14 @@ func describeService(s *cluster.State, svc *corev1.Service) string {
 		if len(svc.Spec.ExternalIPs) > 0 {
 			w.write(level0, "External IPs:\t%v\n", strings.Join(svc.Spec.ExternalIPs, ","))
 		}
+		if svc.Spec.LoadBalancerIP != "" {
+			w.write(level0, "Desired LoadBalancer IP:\t%s\n", svc.Spec.LoadBalancerIP)
+		}
 		if svc.Spec.ExternalName != "" {
 			w.write(level0, "External Name:\t%s\n", svc.Spec.ExternalName)
+		}
+		if len(svc.Status.LoadBalancer.Ingress) > 0 {
+			w.write(level0, "LoadBalancer Ingress:\t%s\n", loadBalancerIngress(svc.Status.LoadBalancer.Ingress))
 		}
 		for i := range svc.Spec.Ports {
 			sp := &svc.Spec.Ports[i]
@@ -276,7 +281,7 @@ func describeService(s *cluster.State, svc *corev1.Service) string {
 			if sp.NodePort != 0 {
 				w.write(level0, "NodePort:\t%s\t%d/%s\n", name, sp.NodePort, sp.Protocol)
 			}
-			w.write(level0, "Endpoints:\t%s\n", serviceEndpoints(s, svc, sp))
+			w.write(level0, "Endpoints:\t%s\n", formatServiceEndpoints(slices, sp.Name))
 		}
 		w.write(level0, "Session Affinity:\t%s\n", svc.Spec.SessionAffinity)
 		if svc.Spec.ExternalTrafficPolicy != "" {
@@ -285,55 +290,32 @@ func describeService(s *cluster.State, svc *corev1.Service) string {
 		if svc.Spec.InternalTrafficPolicy != nil {
 			w.write(level0, "Internal Traffic Policy:\t%s\n", *svc.Spec.InternalTrafficPolicy)
 		}
+		if svc.Spec.HealthCheckNodePort != 0 {
+			w.write(level0, "HealthCheck NodePort:\t%d\n", svc.Spec.HealthCheckNodePort)
+		}
+		if len(svc.Spec.LoadBalancerSourceRanges) > 0 {
+			w.write(level0, "LoadBalancer Source Ranges:\t%v\n", strings.Join(svc.Spec.LoadBalancerSourceRanges, ","))
+		}
+		if svc.Spec.TrafficDistribution != nil {
+			w.write(level0, "Traffic Distribution:\t%s\n", *svc.Spec.TrafficDistribution)
+		}
 		describeEvents(s, events, w)
 	})
 }
 
-// serviceEndpoints derives what the EndpointSlice controller would publish
-// for one service port: ready pods selected by the service, "ip:port", at
-// most three then " + N more...".
-func serviceEndpoints(s *cluster.State, svc *corev1.Service, sp *corev1.ServicePort) string {
-	if len(svc.Spec.Selector) == 0 {
-		return "<none>"
-	}
-	selector := labels.SelectorFromSet(svc.Spec.Selector)
-	var list []string
-	count := 0
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		pod := s.Pods[k]
-		if pod.Namespace != svc.Namespace || !selector.Matches(labels.Set(pod.Labels)) || pod.Status.PodIP == "" ||
-			!podConditionTrue(pod, corev1.PodReady) || pod.DeletionTimestamp != nil {
-			continue
+// loadBalancerIngress lists the load balancer's addresses (an IP with its
+// mode, else the hostname), comma-separated.
+func loadBalancerIngress(ingress []corev1.LoadBalancerIngress) string {
+	parts := make([]string, len(ingress))
+	for i, in := range ingress {
+		switch {
+		case in.IP != "" && in.IPMode != nil:
+			parts[i] = fmt.Sprintf("%s (%s)", in.IP, *in.IPMode)
+		case in.IP != "":
+			parts[i] = in.IP
+		default:
+			parts[i] = in.Hostname
 		}
-		port, ok := resolveTargetPort(pod, sp)
-		if !ok {
-			continue
-		}
-		if len(list) < 3 {
-			list = append(list, net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(int(port))))
-		}
-		count++
 	}
-	text := strings.Join(list, ",")
-	if count > 3 {
-		return fmt.Sprintf("%s + %d more...", text, count-3)
-	}
-	return text
-}
-
-func resolveTargetPort(pod *corev1.Pod, sp *corev1.ServicePort) (int32, bool) {
-	switch {
-	case sp.TargetPort.Type == intstr.String && sp.TargetPort.StrVal != "":
-		for _, c := range pod.Spec.Containers {
-			for _, p := range c.Ports {
-				if p.Name == sp.TargetPort.StrVal && p.Protocol == sp.Protocol {
-					return p.ContainerPort, true
-				}
-			}
-		}
-		return 0, false
-	case sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal != 0:
-		return sp.TargetPort.IntVal, true
-	}
-	return sp.Port, true
+	return strings.Join(parts, ", ")
 }

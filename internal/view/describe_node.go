@@ -12,12 +12,10 @@ import (
 )
 
 func describeNode(s *cluster.State, node *corev1.Node) string {
-	// Controllers report node events by uid, the kubelet by name; kubectl merges both.
-	uids := []string{node.Name}
-	if node.UID != "" {
-		uids = append([]string{string(node.UID)}, uids...)
-	}
-	events := eventQuery{kind: "Node", name: node.Name, uids: uids}.find(s)
+	// Controllers report node events by uid, the kubelet by name; kubectl
+	// asks for each and appends the kubelet's after the controllers'.
+	events := eventQuery{kind: "Node", name: node.Name, uids: uidsOf(node)}.find(s)
+	events = append(events, eventQuery{kind: "Node", name: node.Name, uids: []string{node.Name}}.find(s)...)
 	pods := s.PodsOnNode(node.Name)
 	return tabbedString(func(w prefixWriter) {
 		w.write(level0, "Name:\t%s\n", node.Name)

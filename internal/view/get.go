@@ -77,6 +77,7 @@ func Get(w io.Writer, s *cluster.State, opts GetOptions) error {
 
 	var groups []group
 	var errs []string
+	warnDeprecated(errOut, s, reqs)
 	for _, rq := range reqs {
 		listNS := namespace
 		if opts.AllNamespaces || !rq.r.Namespaced {

@@ -43,17 +43,13 @@ func listKind(s *cluster.State, k *cluster.Kind, ns string) []runtime.Object {
 	return out
 }
 
-// lookup finds one named object.
+// lookup finds one named object by its key (not by listing the kind: a
+// describe of one event in a long log stays cheap).
 func lookup(s *cluster.State, k *cluster.Kind, namespace, name string) (runtime.Object, bool) {
 	if !k.Namespaced {
 		namespace = ""
 	}
-	for _, obj := range listKind(s, k, namespace) {
-		if m, err := metaAccessor(obj); err == nil && m.GetName() == name {
-			return obj, true
-		}
-	}
-	return nil, false
+	return k.Get(s, cluster.Key(namespace, name))
 }
 
 func metaAccessor(obj runtime.Object) (metav1.Object, error) {
