@@ -51,7 +51,8 @@ var immortalNamespaces = map[string]bool{
 
 // Delete removes objects with background cascading (owned ReplicaSets and
 // pods go too, as the garbage collector would), then settles the cluster.
-func (a *App) Delete(r DeleteRequest) error {
+func (a *App) Delete(r DeleteRequest) (err error) {
+	defer a.finish(&err)
 	targets, err := a.deleteTargets(r)
 	if err != nil {
 		return err
@@ -72,7 +73,7 @@ func (a *App) Delete(r DeleteRequest) error {
 			return fmt.Errorf("%snamespaces %q is forbidden: this namespace may not be deleted", t.errPrefix(), t.meta.GetName())
 		}
 	}
-	work := a.state.Clone()
+	work := a.change()
 	var lines []string
 	for _, t := range targets {
 		deleteObject(work, t.res.GVK().Kind, t.meta.GetNamespace(), t.meta.GetName())
