@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -23,16 +24,17 @@ type storeMemo struct {
 	path    string
 	objects map[string]map[string]uint64 // bucket -> key -> hash
 	meta    map[string]uint64
-	// events maps each loaded or saved event to its sequence key; the log
-	// is a slice, so identity is the pointer.
-	events  map[*corev1.Event]eventMemo
-	lastSeq uint64
+	// eventList is the event log as loaded or saved (the log is a slice,
+	// so an event's identity is its pointer), with each event's sequence
+	// key and hash at the same index.
+	eventList   []*corev1.Event
+	eventSeqs   []uint64
+	eventHashes []uint64
+	lastSeq     uint64
 }
 
-type eventMemo struct{ seq, hash uint64 }
-
 func newMemo(path string) *storeMemo {
-	return &storeMemo{path: path, objects: map[string]map[string]uint64{}, meta: map[string]uint64{}, events: map[*corev1.Event]eventMemo{}}
+	return &storeMemo{path: path, objects: map[string]map[string]uint64{}, meta: map[string]uint64{}}
 }
 
 func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
@@ -176,13 +178,13 @@ func (s *State) readObjects(l *layout, b map[string][]store.KV, memo *storeMemo)
 		memo.objects[d.bucket.name] = hashes
 	}
 	s.Events = make([]*corev1.Event, len(events.objs))
+	memo.eventSeqs = make([]uint64, len(events.objs))
 	for i, obj := range events.objs {
-		e := obj.(*corev1.Event)
-		seq := binary.BigEndian.Uint64(events.kvs[i].Key)
-		s.Events[i] = e
-		memo.events[e] = eventMemo{seq: seq, hash: events.hashes[i]}
-		memo.lastSeq = max(memo.lastSeq, seq)
+		s.Events[i] = obj.(*corev1.Event)
+		memo.eventSeqs[i] = binary.BigEndian.Uint64(events.kvs[i].Key)
+		memo.lastSeq = max(memo.lastSeq, memo.eventSeqs[i])
 	}
+	memo.eventList, memo.eventHashes = slices.Clone(s.Events), events.hashes
 	return nil
 }
 
@@ -331,15 +333,17 @@ func (s *State) objectChanges(l *layout, old, next *storeMemo, full bool) ([]sto
 	errs := make([]error, len(jobs))
 	parallel(len(jobs), func(j int) {
 		e := jobs[j].e
+		var scratch []byte
 		for i := jobs[j].from; i < jobs[j].to; i++ {
-			data, err := store.Encode(e.objs[i], e.bucket.kind.GVK)
+			data, err := store.AppendEncoded(scratch[:0], e.objs[i], e.bucket.kind.GVK)
 			if err != nil {
 				errs[j] = fmt.Errorf("%s %q: %w", e.bucket.name, e.keys[i], err)
 				return
 			}
+			scratch = data
 			e.hashes[i] = store.Hash(data)
 			if was, ok := e.old[e.keys[i]]; !ok || was != e.hashes[i] {
-				e.data[i] = data
+				e.data[i] = bytes.Clone(data)
 			}
 		}
 	})
@@ -381,17 +385,47 @@ func (s *State) objectChanges(l *layout, old, next *storeMemo, full bool) ([]sto
 // keys stay in log order; when they would not (an event inserted earlier,
 // the log reordered), the bucket is rewritten in order.
 func (s *State) eventChanges(old, next *storeMemo, full bool) (store.Change, error) {
-	data := make([][]byte, len(s.Events))
-	hashes := make([]uint64, len(s.Events))
-	errs := make([]error, (len(s.Events)+chunk-1)/chunk)
+	n := len(s.Events)
+	data := make([][]byte, n)
+	hashes := make([]uint64, n)
+	// The common case: the log saved last is a prefix of this one (events
+	// were folded into in place and appended); positions then match.
+	prefix := !full && len(old.eventList) <= n
+	for i := 0; prefix && i < len(old.eventList); i++ {
+		prefix = s.Events[i] == old.eventList[i]
+	}
+	var oldAt map[*corev1.Event]int
+	if !full && !prefix {
+		oldAt = make(map[*corev1.Event]int, len(old.eventList))
+		for i, e := range old.eventList {
+			oldAt[e] = i
+		}
+	}
+	// unchanged reports whether event i is stored with this hash under
+	// its old key, so it need not be kept encoded.
+	unchanged := func(i int, h uint64) bool {
+		if prefix {
+			return i < len(old.eventList) && old.eventHashes[i] == h
+		}
+		if j, ok := oldAt[s.Events[i]]; ok {
+			return old.eventHashes[j] == h
+		}
+		return false
+	}
+	errs := make([]error, (n+chunk-1)/chunk)
 	parallel(len(errs), func(j int) {
-		for i := j * chunk; i < min((j+1)*chunk, len(s.Events)); i++ {
-			b, err := store.Encode(s.Events[i], EventKind.GVK)
+		var scratch []byte
+		for i := j * chunk; i < min((j+1)*chunk, n); i++ {
+			b, err := store.AppendEncoded(scratch[:0], s.Events[i], EventKind.GVK)
 			if err != nil {
 				errs[j] = fmt.Errorf("%s[%d]: %w", eventsBucket, i, err)
 				return
 			}
-			data[i], hashes[i] = b, store.Hash(b)
+			scratch = b
+			hashes[i] = store.Hash(b)
+			if full || !unchanged(i, hashes[i]) {
+				data[i] = bytes.Clone(b)
+			}
 		}
 	})
 	for _, err := range errs {
@@ -399,49 +433,75 @@ func (s *State) eventChanges(old, next *storeMemo, full bool) (store.Change, err
 			return store.Change{}, err
 		}
 	}
+	var err error
 	c := store.Change{Bucket: eventsBucket, Reset: full}
-	seqs := make([]uint64, len(s.Events))
+	seqs := make([]uint64, n)
+	last := old.lastSeq
 	inOrder := !full
-	last, prev := old.lastSeq, uint64(0)
-	for i, e := range s.Events {
-		m, known := old.events[e]
-		if _, dup := next.events[e]; dup || !known {
+	if prefix {
+		copy(seqs, old.eventSeqs)
+		for i := len(old.eventList); i < n; i++ {
 			last++
-			m.seq = last
+			seqs[i] = last
 		}
-		if m.seq <= prev {
-			inOrder = false
-			break
-		}
-		prev, seqs[i] = m.seq, m.seq
-		next.events[e] = eventMemo{seq: m.seq, hash: hashes[i]}
-	}
-	if !inOrder {
-		// Number the log afresh from 1.
-		c.Reset = true
-		clear(next.events)
+	} else if !full {
+		used := make(map[*corev1.Event]bool, n)
+		prev := uint64(0)
 		for i, e := range s.Events {
-			seqs[i] = uint64(i + 1)
-			next.events[e] = eventMemo{seq: seqs[i], hash: hashes[i]}
+			j, known := oldAt[e]
+			seq := uint64(0)
+			if known && !used[e] {
+				seq = old.eventSeqs[j]
+			} else {
+				last++
+				seq = last
+			}
+			used[e] = true
+			if seq <= prev {
+				inOrder = false
+				break
+			}
+			prev, seqs[i] = seq, seq
 		}
-		last = uint64(len(s.Events))
 	}
-	next.lastSeq = last
+	if !inOrder && !prefix {
+		// Number the log afresh from 1 and write all of it.
+		c.Reset = true
+		for i := range seqs {
+			seqs[i] = uint64(i + 1)
+		}
+		last = uint64(n)
+	}
+	next.eventList, next.eventSeqs, next.eventHashes, next.lastSeq = slices.Clone(s.Events), seqs, hashes, last
 	for i, e := range s.Events {
-		if m, ok := old.events[e]; c.Reset || !ok || m.seq != seqs[i] || m.hash != hashes[i] {
+		if data[i] == nil {
+			// Unchanged, but stored under another key (renumbered, or a
+			// second copy of an event in the log): write it again.
+			stale := c.Reset
+			if !stale && !prefix {
+				j := oldAt[e]
+				stale = old.eventSeqs[j] != seqs[i]
+			}
+			if stale {
+				if data[i], err = store.Encode(e, EventKind.GVK); err != nil {
+					return store.Change{}, err
+				}
+			}
+		}
+		if data[i] != nil {
 			c.Put = append(c.Put, store.KV{Key: seqKey(seqs[i]), Value: data[i]})
 		}
 	}
-	if !c.Reset {
-		var gone []uint64
-		for e, m := range old.events {
-			if n, ok := next.events[e]; !ok || n.seq != m.seq {
-				gone = append(gone, m.seq)
-			}
+	if !c.Reset && !prefix {
+		// Keys of events no longer in the log.
+		kept := make(map[uint64]bool, n)
+		for _, seq := range seqs {
+			kept[seq] = true
 		}
-		slices.Sort(gone)
-		for _, seq := range gone {
-			c.Delete = append(c.Delete, seqKey(seq))
+		for _, seq := range old.eventSeqs {
+			if !kept[seq] {
+				c.Delete = append(c.Delete, seqKey(seq))
+			}
 		}
 	}
 	return c, nil

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -247,5 +248,53 @@ func TestRandIsDeterministic(t *testing.T) {
 	uid := s.NewUID()
 	if len(uid) != 36 || uid[14] != '4' {
 		t.Errorf("NewUID = %q, want an RFC 4122 version-4 shape", uid)
+	}
+}
+
+// TestEventLogSaves: the event log reads back in order after each kind of
+// change an incremental save meets: events folded into and appended, one
+// removed, the same event twice, two swapped.
+func TestEventLogSaves(t *testing.T) {
+	dir := t.TempDir()
+	if err := syntheticState(2, 5, 20).Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	messages := func(events []*corev1.Event) []string {
+		var out []string
+		for _, e := range events {
+			out = append(out, fmt.Sprint(e.Message, " x", e.Count))
+		}
+		return out
+	}
+	for _, change := range []struct {
+		name string
+		f    func()
+	}{
+		{"fold and append", func() {
+			s.Events[3].Count = 7
+			s.Record(EventSource{Component: "t"}, corev1.ObjectReference{Kind: "Node", Name: "n"}, corev1.EventTypeNormal, "A", "appended")
+		}},
+		{"remove", func() { s.Events = append(s.Events[:5:5], s.Events[6:]...) }},
+		{"twice", func() { s.Events = append(s.Events, s.Events[0]) }},
+		{"swap", func() { s.Events[1], s.Events[2] = s.Events[2], s.Events[1] }},
+		{"append after reorder", func() {
+			s.Record(EventSource{Component: "t"}, corev1.ObjectReference{Kind: "Node", Name: "m"}, corev1.EventTypeNormal, "B", "last")
+		}},
+	} {
+		change.f()
+		if err := s.Save(dir); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := messages(s.Events); !reflect.DeepEqual(messages(got.Events), want) {
+			t.Fatalf("after %s: log %v, want %v", change.name, messages(got.Events), want)
+		}
 	}
 }

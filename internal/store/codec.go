@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,25 +34,55 @@ func IsProto(obj runtime.Object) bool {
 // Encode returns obj's stored form: the protobuf envelope for built-in API
 // types, JSON otherwise.
 func Encode(obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, error) {
-	m, ok := obj.(Message)
+	return AppendEncoded(nil, obj, gvk)
+}
+
+// sizedMessage is what generated protobuf code offers for marshalling into
+// a buffer of the right size.
+type sizedMessage interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+}
+
+// AppendEncoded appends obj's stored form to buf; callers that encode many
+// objects reuse one buffer. The envelope is written as runtime.Unknown's
+// generated code writes it (empty contentEncoding and contentType included).
+func AppendEncoded(buf []byte, obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, error) {
+	m, ok := obj.(sizedMessage)
 	if !ok {
-		return json.Marshal(obj)
+		data, err := json.Marshal(obj)
+		return append(buf, data...), err
 	}
-	raw, err := m.Marshal()
-	if err != nil {
+	apiVersion := gvk.GroupVersion().String()
+	typeMeta := 2 + uvarintLen(len(apiVersion)) + len(apiVersion) + uvarintLen(len(gvk.Kind)) + len(gvk.Kind)
+	size := m.Size()
+	buf = append(buf, protoMagic...)
+	buf = append(buf, 0x0a)
+	buf = binary.AppendUvarint(buf, uint64(typeMeta))
+	buf = append(buf, 0x0a)
+	buf = binary.AppendUvarint(buf, uint64(len(apiVersion)))
+	buf = append(buf, apiVersion...)
+	buf = append(buf, 0x12)
+	buf = binary.AppendUvarint(buf, uint64(len(gvk.Kind)))
+	buf = append(buf, gvk.Kind...)
+	buf = append(buf, 0x12)
+	buf = binary.AppendUvarint(buf, uint64(size))
+	buf = slices.Grow(buf, size+4)
+	raw := buf[len(buf) : len(buf)+size]
+	if _, err := m.MarshalToSizedBuffer(raw); err != nil {
 		return nil, err
 	}
-	u := runtime.Unknown{
-		TypeMeta: runtime.TypeMeta{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind},
-		Raw:      raw,
+	buf = buf[:len(buf)+size]
+	return append(buf, 0x1a, 0, 0x22, 0), nil
+}
+
+func uvarintLen(n int) int {
+	l := 1
+	for n >= 0x80 {
+		n >>= 7
+		l++
 	}
-	out := make([]byte, len(protoMagic), len(protoMagic)+u.Size())
-	copy(out, protoMagic)
-	n, err := u.MarshalTo(out[len(protoMagic):cap(out)])
-	if err != nil {
-		return nil, err
-	}
-	return out[:len(protoMagic)+n], nil
+	return l
 }
 
 // Decode fills obj from its stored form, checking that a protobuf value is
