@@ -98,9 +98,12 @@ func (s *State) Save(dir string) error {
 	return nil
 }
 
-// Remove deletes the state in dir (database and legacy file); `berth reset`.
+// Remove deletes the state in dir (database and legacy file, and a
+// temporary database a crash left half-written); `berth reset`.
 func Remove(dir string) error {
-	for _, name := range []string{StateDB, LegacyStateFile} {
+	temps, _ := filepath.Glob(filepath.Join(dir, StateDB+".*.tmp"))
+	for _, name := range append([]string{StateDB, LegacyStateFile}, temps...) {
+		name = filepath.Base(name)
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
