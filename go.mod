@@ -9,6 +9,7 @@ require (
 	github.com/mitchellh/hashstructure/v2 v2.0.2
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/spf13/cobra v1.10.2
+	go.etcd.io/bbolt v1.4.3
 	golang.org/x/term v0.44.0
 	k8s.io/api v0.36.6
 	k8s.io/apimachinery v0.36.6

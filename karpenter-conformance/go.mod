@@ -7,7 +7,10 @@ require (
 	sigs.k8s.io/controller-runtime v0.21.0
 )
 
-require sigs.k8s.io/structured-merge-diff/v4 v4.6.0 // indirect
+require (
+	go.etcd.io/bbolt v1.4.3 // indirect
+	sigs.k8s.io/structured-merge-diff/v4 v4.6.0 // indirect
+)
 
 require (
 	github.com/awslabs/operatorpkg v0.0.0-20250624064700-e9977193119b

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -39,6 +38,9 @@ type Options struct {
 	// ReadOnly commands (get, describe, events) share the state's lock;
 	// every other command holds it exclusively from load to save.
 	ReadOnly bool
+	// Events, for a ReadOnly command, limits the events loaded
+	// (docs/state.md#speed); the zero value loads them all.
+	Events EventScope
 	// LockTimeout is how long to wait for another command's lock (0: fail
 	// at once when the state is in use).
 	LockTimeout time.Duration
@@ -60,6 +62,9 @@ type App struct {
 	// began is the virtual time the command started at; the progress line
 	// counts from it.
 	began time.Time
+	// changing is set while a command changes the state in place and has
+	// not saved it yet (change, finish).
+	changing bool
 }
 
 // Open locks the state directory, then loads the state or prepares a new
@@ -76,7 +81,11 @@ func Open(opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := cluster.Load(opts.StateDir)
+	load := cluster.Load
+	if opts.ReadOnly {
+		load = opts.Events.loader()
+	}
+	s, err := load(opts.StateDir)
 	switch {
 	case errors.Is(err, cluster.ErrNoState):
 		s = newState(opts.KubernetesVersion, opts.Seed)
@@ -84,6 +93,14 @@ func Open(opts Options) (*App, error) {
 	case err != nil:
 		lock.Unlock()
 		return nil, err
+	}
+	if s.NeedsUpgrade() && !opts.ReadOnly {
+		// A state.json of an earlier berth becomes the database once, under
+		// the exclusive lock (docs/state.md#upgrade); readers read it as is.
+		if err := s.Save(opts.StateDir); err != nil {
+			lock.Unlock()
+			return nil, err
+		}
 	}
 	if opts.KubernetesVersion != "" && opts.KubernetesVersion != s.Info.KubernetesVersion {
 		fmt.Fprintf(opts.ErrOut, "berth: warning: --kubernetes-version %s ignored: the cluster in %s runs %s (berth reset to start over)\n",
@@ -101,8 +118,9 @@ func (a *App) Close() error {
 // State exposes the cluster for tests and benchmarks.
 func (a *App) State() *cluster.State { return a.state }
 
-// Reset removes the state directory's state file, under the lock so that it
-// never lands in the middle of another command. The lock file stays.
+// Reset removes the state directory's state database (and a legacy
+// state.json), under the lock so that it never lands in the middle of
+// another command. The lock file stays.
 func Reset(opts Options) error {
 	if _, err := os.Stat(opts.StateDir); errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(opts.Out, "berth: cluster state in %s cleared\n", opts.StateDir)
@@ -113,8 +131,7 @@ func Reset(opts Options) error {
 		return err
 	}
 	defer lock.Unlock()
-	err = os.Remove(filepath.Join(opts.StateDir, cluster.StateFile))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := cluster.Remove(opts.StateDir); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.Out, "berth: cluster state in %s cleared\n", opts.StateDir)
@@ -122,9 +139,10 @@ func Reset(opts Options) error {
 }
 
 // Advance moves virtual time forward.
-func (a *App) Advance(d time.Duration) error {
-	work := a.state.Clone()
-	err := sim.Advance(work, a.withProgress(a.controllers(work), d), d)
+func (a *App) Advance(d time.Duration) (err error) {
+	defer a.finish(&err)
+	work := a.change()
+	err = sim.Advance(work, a.withProgress(a.controllers(work), d), d)
 	a.clearProgress()
 	if err != nil {
 		return err
@@ -137,8 +155,44 @@ func (a *App) Advance(d time.Duration) error {
 	return nil
 }
 
+// change hands a command the state to change in place: no copy of the
+// whole cluster up front (docs/state.md#failed-commands). The command
+// defers finish with its error.
+func (a *App) change() *cluster.State {
+	a.changing = true
+	return a.state
+}
+
+// finish ends a command begun with change. A command that failed before it
+// saved has written nothing to disk, but its half-made changes are in
+// memory: the state is read back from the database (or made afresh when
+// there is none) so that callers that keep the App, such as berth test's
+// steps, go on from the saved state.
+func (a *App) finish(err *error) {
+	if !a.changing {
+		return
+	}
+	a.changing = false
+	if *err == nil {
+		return
+	}
+	s, lerr := cluster.Load(a.opts.StateDir)
+	switch {
+	case errors.Is(lerr, cluster.ErrNoState):
+		s = newState(a.opts.KubernetesVersion, a.opts.Seed)
+	case lerr != nil:
+		*err = errors.Join(*err, fmt.Errorf("restoring the saved state: %w", lerr))
+		return
+	}
+	a.state = s
+}
+
 func (a *App) save() error {
-	return a.state.Save(a.opts.StateDir)
+	if err := a.state.Save(a.opts.StateDir); err != nil {
+		return err
+	}
+	a.changing = false
+	return nil
 }
 
 func (a *App) namespaceOr(ns string) string {

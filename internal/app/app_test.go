@@ -108,7 +108,7 @@ func TestFailedApplyChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Close()
-	before, err := os.ReadFile(filepath.Join(dir, cluster.StateFile))
+	before, err := os.ReadFile(filepath.Join(dir, cluster.StateDB))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,12 +119,49 @@ func TestFailedApplyChangesNothing(t *testing.T) {
 		t.Fatalf("apply error %v, want one naming bad.yaml", err)
 	}
 	a.Close()
-	after, err := os.ReadFile(filepath.Join(dir, cluster.StateFile))
+	after, err := os.ReadFile(filepath.Join(dir, cluster.StateDB))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(before, after) {
 		t.Fatalf("a failed apply changed the saved state")
+	}
+}
+
+// TestFailedCommandRestoresTheApp: commands change the loaded state in
+// place; after one fails, the same App holds the saved state again (berth
+// test runs its steps on one App) and the next command starts from it.
+func TestFailedCommandRestoresTheApp(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := open(t, dir)
+	defer a.Close()
+	if err := a.Apply(ApplyRequest{Files: []string{writeManifest(t, "nodes.yaml", twoNodes)}}); err != nil {
+		t.Fatal(err)
+	}
+	now := a.State().Now
+	// The deployment is applied to the state before the pod's missing
+	// namespace fails the command.
+	bad := webDeployment + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: nope}\nspec:\n  containers: [{name: c, image: x}]\n"
+	if err := a.Apply(ApplyRequest{Files: []string{writeManifest(t, "bad.yaml", bad)}}); err == nil || !strings.Contains(err.Error(), `namespaces "nope" not found`) {
+		t.Fatalf("apply error %v, want the missing namespace", err)
+	}
+	if err := a.Cordon([]string{"n1", "no-such-node"}, true); err == nil {
+		t.Fatal("cordoning a missing node succeeded")
+	}
+	s := a.State()
+	if _, ok := s.Deployments["default/web"]; ok || s.Nodes["n1"].Spec.Unschedulable || !s.Now.Equal(now) {
+		t.Fatalf("the App kept a failed command's changes: web %v, n1 cordoned %v, now %v (was %v)",
+			ok, s.Nodes["n1"].Spec.Unschedulable, s.Now, now)
+	}
+	if err := a.Cordon([]string{"n1"}, true); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := cluster.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !saved.Nodes["n1"].Spec.Unschedulable || len(saved.Deployments) != 0 {
+		t.Fatalf("saved state after the failures and a cordon is wrong")
 	}
 }
 

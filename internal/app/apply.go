@@ -37,7 +37,8 @@ type ApplyRequest struct {
 // Apply decodes and validates every manifest, applies them all to a copy of
 // the cluster, runs the cluster until it settles and only then replaces and
 // saves the state: a failure anywhere changes nothing.
-func (a *App) Apply(req ApplyRequest) error {
+func (a *App) Apply(req ApplyRequest) (err error) {
+	defer a.finish(&err)
 	objs, err := a.decode(req.Files, req.Kustomize)
 	if err != nil {
 		return err
@@ -48,7 +49,7 @@ func (a *App) Apply(req ApplyRequest) error {
 	if err := validateForApply(objs); err != nil {
 		return err
 	}
-	work := a.state.Clone()
+	work := a.change()
 	if a.fresh {
 		if err := a.prepareNew(work, objs); err != nil {
 			return err

@@ -82,7 +82,8 @@ var immortalNamespaces = map[string]bool{
 
 // Delete removes objects with background cascading (owned ReplicaSets and
 // pods go too, as the garbage collector would), then settles the cluster.
-func (a *App) Delete(r DeleteRequest) error {
+func (a *App) Delete(r DeleteRequest) (err error) {
+	defer a.finish(&err)
 	grace, err := r.gracePeriod()
 	if err != nil {
 		return err
@@ -107,7 +108,7 @@ func (a *App) Delete(r DeleteRequest) error {
 			return fmt.Errorf("%snamespaces %q is forbidden: this namespace may not be deleted", t.errPrefix(), t.meta.GetName())
 		}
 	}
-	work := a.state.Clone()
+	work := a.change()
 	o := &output{}
 	verb := "deleted"
 	if grace != nil && *grace == 0 {

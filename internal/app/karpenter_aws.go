@@ -25,8 +25,9 @@ func virtualTime(t time.Time) string {
 // KarpenterInterrupt sends EC2's spot interruption warning for a node or
 // NodeClaim, then runs the cluster until it settles
 // (docs/karpenter-interruption.md).
-func (a *App) KarpenterInterrupt(ref string) error {
-	work := a.state.Clone()
+func (a *App) KarpenterInterrupt(ref string) (err error) {
+	defer a.finish(&err)
+	work := a.change()
 	n, err := interruption.Notify(work, ref)
 	if err != nil {
 		return err
@@ -55,7 +56,8 @@ type UnavailableRequest struct {
 // KarpenterUnavailable tells berth that EC2 has no capacity for an
 // offering (until cleared or for a while), clears that, or lists what EC2
 // and Karpenter's unavailable-offerings cache hold.
-func (a *App) KarpenterUnavailable(r UnavailableRequest) error {
+func (a *App) KarpenterUnavailable(r UnavailableRequest) (err error) {
+	defer a.finish(&err)
 	if len(r.Args) == 0 {
 		if r.Clear || r.For != 0 {
 			return fmt.Errorf("name the offering: berth karpenter unavailable TYPE ZONE CAPACITY-TYPE")
@@ -71,7 +73,7 @@ func (a *App) KarpenterUnavailable(r UnavailableRequest) error {
 	if r.Clear && r.For != 0 {
 		return fmt.Errorf("--clear and --for cannot be used together")
 	}
-	work := a.state.Clone()
+	work := a.change()
 	it, zone, ct := r.Args[0], r.Args[1], r.Args[2]
 	if err := validateOffering(work, it, zone, ct); err != nil {
 		return err
@@ -200,7 +202,8 @@ func (a *App) listUnavailable() error {
 // KarpenterSpotPrices loads `aws ec2 describe-spot-price-history` JSON
 // into the state (the latest price per type and zone wins, merged with
 // what was loaded before), or lists the stored prices when file is "".
-func (a *App) KarpenterSpotPrices(file string) error {
+func (a *App) KarpenterSpotPrices(file string) (err error) {
+	defer a.finish(&err)
 	if file == "" {
 		return a.listSpotPrices()
 	}
@@ -211,7 +214,7 @@ func (a *App) KarpenterSpotPrices(file string) error {
 	if err != nil {
 		return fmt.Errorf("spot-prices: %w", err)
 	}
-	work := a.state.Clone()
+	work := a.change()
 	st := work.Karpenter.AWSState()
 	p := instancetype.PricingFromState(st)
 	if p == nil {

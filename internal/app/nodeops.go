@@ -89,8 +89,9 @@ func lookupNodes(s *cluster.State, names []string) ([]*corev1.Node, error) {
 // Cordon marks nodes unschedulable (desired) or schedulable again, as
 // kubectl cordon / uncordon do; the node lifecycle controller then adds or
 // removes the node.kubernetes.io/unschedulable:NoSchedule taint.
-func (a *App) Cordon(names []string, desired bool) error {
-	work := a.state.Clone()
+func (a *App) Cordon(names []string, desired bool) (err error) {
+	defer a.finish(&err)
+	work := a.change()
 	o := &output{}
 	if err := cordon(work, names, desired, o); err != nil {
 		return err
@@ -165,8 +166,9 @@ func touchNode(s *cluster.State, node *corev1.Node) {
 // lifecycle controller sets its conditions to Unknown and taints it
 // node.kubernetes.io/unreachable (NoSchedule and NoExecute); the taint
 // eviction controller then removes its pods once their tolerationSeconds run out.
-func (a *App) FailNode(name string) error {
-	work := a.state.Clone()
+func (a *App) FailNode(name string) (err error) {
+	defer a.finish(&err)
+	work := a.change()
 	nodes, err := lookupNodes(work, []string{name})
 	if err != nil {
 		return err

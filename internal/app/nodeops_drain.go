@@ -49,8 +49,9 @@ type podVerdict struct {
 // seconds of virtual time, as kubectl drain does. The cordon and the virtual
 // time spent are kept even when the drain fails (exit status 1), with or
 // without --timeout, as kubectl drain leaves a node cordoned.
-func (a *App) Drain(r DrainRequest) error {
-	work := a.state.Clone()
+func (a *App) Drain(r DrainRequest) (err error) {
+	defer a.finish(&err)
+	work := a.change()
 	o := &output{}
 	if err := cordon(work, r.Nodes, true, o); err != nil {
 		return err

@@ -46,7 +46,8 @@ func splitNodeArgs(args []string, isSpec func(string) bool) (names, specs []stri
 
 // Taint changes node taints as kubectl taint does: "key=value:Effect" or
 // "key:Effect" adds, "key:Effect-" and "key-" remove.
-func (a *App) Taint(r NodeEditRequest) error {
+func (a *App) Taint(r NodeEditRequest) (err error) {
+	defer a.finish(&err)
 	names, specs, err := splitNodeArgs(r.Args, func(s string) bool {
 		return strings.Contains(s, ":") || strings.HasSuffix(s, "-") || strings.Contains(s, "=")
 	})
@@ -57,7 +58,7 @@ func (a *App) Taint(r NodeEditRequest) error {
 	if err != nil {
 		return err
 	}
-	work := a.state.Clone()
+	work := a.change()
 	nodes, err := lookupNodes(work, names)
 	if err != nil {
 		return err
@@ -227,7 +228,8 @@ func taintString(t corev1.Taint) string {
 }
 
 // Label changes node labels as kubectl label does: "k=v" sets, "k-" removes.
-func (a *App) Label(r NodeEditRequest) error {
+func (a *App) Label(r NodeEditRequest) (err error) {
+	defer a.finish(&err)
 	names, specs, err := splitNodeArgs(r.Args, func(s string) bool { return strings.Contains(s, "=") || strings.HasSuffix(s, "-") })
 	if err != nil {
 		return err
@@ -252,7 +254,7 @@ func (a *App) Label(r NodeEditRequest) error {
 		}
 		set[key] = value
 	}
-	work := a.state.Clone()
+	work := a.change()
 	nodes, err := lookupNodes(work, names)
 	if err != nil {
 		return err

@@ -72,7 +72,8 @@ var ErrRolloutTimeout = errors.New(view.RolloutTimeoutMessage)
 // forward, one timer at a time, printing the status after each step as
 // kubectl prints one line per watch event, until the rollout is done, the
 // timeout passes, or nothing further can happen.
-func (a *App) RolloutStatus(r RolloutRequest) error {
+func (a *App) RolloutStatus(r RolloutRequest) (err error) {
+	defer a.finish(&err)
 	ref := r.Args[0]
 	if len(r.Args) == 2 {
 		ref = r.Args[0] + "/" + r.Args[1]
@@ -81,7 +82,7 @@ func (a *App) RolloutStatus(r RolloutRequest) error {
 	if err != nil || done || !r.Watch {
 		return err
 	}
-	work := a.state.Clone()
+	work := a.change()
 	ctrls := a.withProgress(a.controllers(work), r.Timeout)
 	start := work.Now
 	for !done {

@@ -60,10 +60,15 @@ func newGetCmd(g *globals) *cobra.Command {
   berth get pods -A --field-selector=status.phase=Pending`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withApp(g, cmd, true, func(a *app.App) error {
-				o.Args, o.Namespace = args, g.namespace
-				return a.Get(o)
-			})
+			opts := g.options(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			opts.ReadOnly, opts.Events = true, app.GetEvents(args)
+			a, err := app.Open(opts)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			o.Args, o.Namespace = args, g.namespace
+			return a.Get(o)
 		},
 	}
 	f := cmd.Flags()
@@ -86,10 +91,15 @@ func newDescribeCmd(g *globals) *cobra.Command {
   berth describe node --selector kubernetes.io/arch=arm64`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withApp(g, cmd, true, func(a *app.App) error {
-				o.Args, o.Namespace = args, g.namespace
-				return a.Describe(o)
-			})
+			o.Args, o.Namespace = args, g.namespace
+			opts := g.options(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			opts.ReadOnly, opts.Events = true, app.DescribeEvents(o)
+			a, err := app.Open(opts)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			return a.Describe(o)
 		},
 	}
 	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "label selector")

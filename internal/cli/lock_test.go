@@ -63,7 +63,7 @@ spec:
 // one read-modify-write overwrote another's.
 func TestConcurrentWriters(t *testing.T) {
 	base := newClusterState(t)
-	good, err := os.ReadFile(filepath.Join(base, cluster.StateFile))
+	good, err := os.ReadFile(filepath.Join(base, cluster.StateDB))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestConcurrentWriters(t *testing.T) {
 	const node = "ip-10-42-112-200.us-west-2.compute.internal"
 	for round := 0; round < 4; round++ {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, cluster.StateFile), good, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, cluster.StateDB), good, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		var cmds []*exec.Cmd

@@ -91,6 +91,7 @@ semantics, and shows the result the way kubectl would.`,
 	root.AddCommand(newCostCmd(g))
 	root.AddCommand(newWhyCmd(g))
 	root.AddCommand(newReportCmd(g))
+	root.AddCommand(newExportCmd(g))
 	return root
 }
 

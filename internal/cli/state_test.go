@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/berth-sim/berth/internal/cluster"
 )
 
 // newClusterState applies the example ClusterConfig to a fresh state and
@@ -21,14 +23,30 @@ func newClusterState(t *testing.T) string {
 	return dir
 }
 
+// legacyState returns the state in dir as the state.json of berth before
+// the state database.
+func legacyState(t *testing.T, dir string) []byte {
+	t.Helper()
+	s, err := cluster.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := s.SaveLegacyJSON(out); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(out, cluster.LegacyStateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // TestDamagedState writes damaged state files and runs readers and writers
 // against each: every command must fail with exit status 1 and the same
 // message naming the bad entry, never panic, and leave the file as it was.
 func TestDamagedState(t *testing.T) {
-	good, err := os.ReadFile(filepath.Join(newClusterState(t), "state.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := legacyState(t, newClusterState(t))
 	// edit returns the good state with f applied to its decoded form.
 	edit := func(f func(m map[string]any)) []byte {
 		var m map[string]any

@@ -1,23 +1,57 @@
 package cluster
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/berth-sim/berth/internal/store"
 )
 
-// StateFile is the name of the state file inside the state directory.
-const StateFile = "state.json"
+// StateDB is the state database inside the state directory (docs/state.md).
+const StateDB = "state.db"
+
+// LegacyStateFile is the JSON state file of berth before the database; a
+// directory holding one is upgraded on the next write (docs/state.md#upgrade).
+const LegacyStateFile = "state.json"
+
+// MigratedSuffix is appended to the legacy file's name once it is upgraded.
+const MigratedSuffix = ".migrated"
 
 // ErrNoState is returned by Load when the directory holds no state yet.
 var ErrNoState = errors.New("no cluster state")
 
-// Load reads the state from dir. A missing file yields ErrNoState.
-func Load(dir string) (*State, error) {
-	path := filepath.Join(dir, StateFile)
+// Load reads the state from dir: the database, or a legacy state.json
+// when no database exists yet (NeedsUpgrade then says so). A directory with
+// neither yields ErrNoState. Every error names the file it is about.
+func Load(dir string) (*State, error) { return load(dir, nil, false) }
+
+// LoadSome is Load for a read-only command that reads few events or none
+// (`get` of most kinds, `describe` of named pods and nodes): the event log,
+// the largest part of a long-running cluster, is decoded only for events
+// whose involved object's name keep accepts (none when keep is nil), and
+// the state cannot be saved. A legacy state.json is read whole.
+func LoadSome(dir string, keep func(name string) bool) (*State, error) {
+	return load(dir, keep, true)
+}
+
+func load(dir string, keepEvents func(string) bool, partial bool) (*State, error) {
+	path := filepath.Join(dir, StateDB)
+	s, err := loadDB(path, keepEvents, partial)
+	if errors.Is(err, fs.ErrNotExist) {
+		return loadLegacy(dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// loadLegacy reads a state.json written by an earlier berth.
+func loadLegacy(dir string) (*State, error) {
+	path := filepath.Join(dir, LegacyStateFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoState
@@ -29,51 +63,50 @@ func Load(dir string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	s.FormatVersion = FormatVersion
+	s.legacy = true
 	return s, nil
 }
 
-// Save writes the state to dir atomically: a temporary file in the same
-// directory, synced, then renamed over the old one. A crash leaves either the
-// old state or the new one, never a torn file.
+// NeedsUpgrade reports whether s was read from a legacy state.json; the
+// first command that holds the state exclusively saves it as the database.
+func (s *State) NeedsUpgrade() bool { return s.legacy }
+
+// Save writes the state to dir's database in one transaction: only the
+// objects and fields that changed since the state was loaded or last saved
+// there; everything when the state did not come from that database. A crash
+// leaves the previous state or the new one, never a mix (docs/state.md).
+// Once saved, a legacy state.json is renamed state.json.migrated.
 func (s *State) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	s.pruneCreateRevisions()
-	data, err := json.Marshal(s)
-	if err != nil {
-		return err
+	s.FormatVersion = FormatVersion
+	path := filepath.Join(dir, StateDB)
+	if err := s.saveDB(path); err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, StateFile+".*.tmp")
-	if err != nil {
-		return err
+	s.legacy = false
+	legacy := filepath.Join(dir, LegacyStateFile)
+	if _, err := os.Stat(legacy); err == nil {
+		if err := os.Rename(legacy, legacy+MigratedSuffix); err != nil {
+			return err
+		}
+		return store.SyncDir(dir)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, StateFile))
+	return nil
 }
 
-// Clone returns a deep copy through the persisted form; used to roll back a
-// failed apply and by tests.
-func (s *State) Clone() *State {
-	data, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
+// Remove deletes the state in dir (database and legacy file, and a
+// temporary database a crash left half-written); `berth reset`.
+func Remove(dir string) error {
+	temps, _ := filepath.Glob(filepath.Join(dir, StateDB+".*.tmp"))
+	for _, name := range append([]string{StateDB, LegacyStateFile}, temps...) {
+		name = filepath.Base(name)
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
-	c := &State{}
-	if err := json.Unmarshal(data, c); err != nil {
-		panic(err)
-	}
-	c.init()
-	return c
+	return nil
 }

@@ -23,7 +23,11 @@ import (
 )
 
 // FormatVersion is bumped whenever the persisted layout changes incompatibly.
-const FormatVersion = 1
+const FormatVersion = 2
+
+// legacyFormatVersion is the version of the state.json files berth wrote
+// before the state database; they are upgraded (docs/state.md#upgrade).
+const legacyFormatVersion = 1
 
 // DefaultKubernetesVersion is used when neither a ClusterConfig nor
 // --kubernetes-version names one. It mirrors eksctl's default.
@@ -138,6 +142,12 @@ type State struct {
 	// eventIndex speeds up Record's search for the event to fold into; it is
 	// derived from Events and rebuilt whenever Events changed behind its back.
 	eventIndex eventIndex
+	// stored is what the state database held when this state was loaded
+	// or last saved (persist_db.go); legacy says it came from a state.json.
+	stored *storeMemo
+	legacy bool
+	// partial says only part of the event log was loaded (LoadSome).
+	partial bool
 }
 
 // SchedulerState is what kube-scheduler keeps between cycles and that changes

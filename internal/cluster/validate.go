@@ -34,8 +34,8 @@ func decode(data []byte) (*State, error) {
 	if err := json.Unmarshal(raw, &fv); err != nil {
 		return nil, fmt.Errorf("formatVersion is %s, not a number", raw)
 	}
-	if fv != FormatVersion {
-		return nil, fmt.Errorf("state format version %d, this berth reads version %d (run `berth reset`)", fv, FormatVersion)
+	if fv != legacyFormatVersion {
+		return nil, fmt.Errorf("state format version %d, this berth reads version %d (run `berth reset`)", fv, legacyFormatVersion)
 	}
 	if info, ok := top["info"]; !ok || string(info) == "null" {
 		return nil, fmt.Errorf("info is missing or null: the cluster's Kubernetes version is unknown")

@@ -11,10 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// goodState is a small valid state in its persisted form.
+// goodState is a small valid state in its legacy state.json form.
 func goodState(t *testing.T) []byte {
 	t.Helper()
 	s := New("1.33", 3)
+	s.FormatVersion = legacyFormatVersion
 	s.Nodes["n1"] = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
 	s.Pods["default/web"] = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}
 	s.Events = []*corev1.Event{{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web.1"}}}
