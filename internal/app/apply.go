@@ -249,21 +249,6 @@ func applyOne(s *cluster.State, o manifest.Object) (string, error) {
 	return ref + " configured", nil
 }
 
-// lastApplied renders the manifest as kubectl records it: the document as
-// written (keys sorted, compact), with the namespace it is applied to.
-func lastApplied(o manifest.Object, m metav1.Object) (string, error) {
-	var doc map[string]any
-	if err := json.Unmarshal(o.Raw, &doc); err != nil || doc == nil {
-		data, err := json.Marshal(o.Object)
-		return string(data) + "\n", err
-	}
-	if meta, ok := doc["metadata"].(map[string]any); ok && m.GetNamespace() != "" {
-		meta["namespace"] = m.GetNamespace()
-	}
-	data, err := json.Marshal(doc)
-	return string(data) + "\n", err
-}
-
 // resourceRef is kubectl's "<kind>[.<group>]/<name>".
 func resourceRef(obj runtime.Object, name string) string {
 	k := cluster.KindOf(obj)
