@@ -186,7 +186,8 @@ func definesNodes(objs []manifest.Object) bool {
 	return false
 }
 
-// applyOne applies one object and returns kubectl's line for it.
+// applyOne applies one object and returns kubectl's line for it. It takes
+// o.Object over: admission and the stored state change it in place.
 func applyOne(s *cluster.State, o manifest.Object) (string, error) {
 	if cc, ok := o.Object.(*eksctl.ClusterConfig); ok {
 		op, err := applyClusterConfig(s, cc, o.Source)
@@ -195,7 +196,10 @@ func applyOne(s *cluster.State, o manifest.Object) (string, error) {
 		}
 		return fmt.Sprintf("clusterconfig.eksctl.io/%s %s", cc.Metadata.Name, op), nil
 	}
-	obj := o.Object.DeepCopyObject()
+	// The manifest's object itself becomes the stored object: callers hand
+	// it over (Apply decodes every object for this one use), which saves a
+	// deep copy of every object of a big scenario.
+	obj := o.Object
 	m, ok := obj.(metav1.Object)
 	if !ok {
 		return "", fmt.Errorf("berth cannot apply %s", o.GVK.Kind)
@@ -339,14 +343,24 @@ const maxRequestBodyBytes = 3 * 1024 * 1024
 // checkRequestSize refuses an object whose request body (with the
 // last-applied copy of itself) is over the API server's limit, with its text.
 func checkRequestSize(obj runtime.Object) error {
-	data, err := json.Marshal(obj)
-	if err != nil {
+	// Only the length matters: an Encoder writes the same JSON as Marshal
+	// (plus a newline) without copying it out of its buffer.
+	var n byteCounter
+	if err := json.NewEncoder(&n).Encode(obj); err != nil {
 		return err
 	}
-	if len(data) > maxRequestBodyBytes {
+	if int(n)-1 > maxRequestBodyBytes {
 		return fmt.Errorf("Request entity too large: limit is %d", maxRequestBodyBytes)
 	}
 	return nil
+}
+
+// byteCounter is an io.Writer that only counts.
+type byteCounter int
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }
 
 // noSourcePrefix marks an error that already names its manifest.

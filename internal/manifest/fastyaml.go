@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // fastYAMLToJSON converts the plain block-style YAML that Kubernetes
@@ -27,7 +28,9 @@ func fastYAMLToJSON(data []byte) (out []byte, h fastHeader, ok bool) {
 			return nil, h, false
 		}
 	}
-	p := fastParser{src: string(data)}
+	p := fastParsers.Get().(*fastParser)
+	defer p.release()
+	p.src = string(data)
 	if !p.splitLines() || len(p.lines) == 0 {
 		return nil, h, false
 	}
@@ -40,7 +43,10 @@ func fastYAMLToJSON(data []byte) (out []byte, h fastHeader, ok bool) {
 	if out, ok = p.emit(out, root); !ok {
 		return nil, h, false
 	}
-	return out, p.header(root), true
+	h = p.header(root)
+	// The parser's text is the document's; keep only copies.
+	h.apiVersion, h.kind = strings.Clone(h.apiVersion), strings.Clone(h.kind)
+	return out, h, true
 }
 
 // fastHeader is what decodeDocument needs to know before the typed decode,
@@ -78,6 +84,19 @@ type fastParser struct {
 	stack []int32 // scratch for sorting a mapping's entries
 }
 
+// fastParsers keeps parsers' buffers from one document to the next: a
+// scenario file is thousands of documents of the same shape.
+var fastParsers = sync.Pool{New: func() any { return new(fastParser) }}
+
+func (p *fastParser) release() {
+	if cap(p.lines) > 1<<16 || cap(p.nodes) > 1<<16 {
+		return // an unusually big document: let its buffers go
+	}
+	p.src = ""
+	p.lines, p.nodes, p.stack = p.lines[:0], p.nodes[:0], p.stack[:0]
+	fastParsers.Put(p)
+}
+
 // maxFastDepth bounds the recursion; deeper documents take the full path.
 const maxFastDepth = 200
 
@@ -85,7 +104,6 @@ const maxFastDepth = 200
 // comments mean nothing in block context.
 func (p *fastParser) splitLines() bool {
 	s := p.src
-	p.lines = make([]fastLine, 0, strings.Count(s, "\n")+1)
 	for len(s) > 0 {
 		var line string
 		if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -449,11 +467,17 @@ func resolveNumber(s string) (lit string, isNum, ok bool) {
 	if canonicalInt(s) {
 		return s, true, true
 	}
+	// Only a hexadecimal integer (0x…) has digits a-f; otherwise the only
+	// letters a number can hold are the prefixes 0b and 0o and exponents.
+	hex := strings.ContainsAny(s, "xX")
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' ||
-			c == 'x' || c == 'X' || c == 'o' || c == 'O' || c == '+' || c == '-' || c == '.' || c == '_') {
-			return "", false, true // "500m", "64Gi", "2024-01-02T…": strings
+		switch {
+		case c >= '0' && c <= '9', c == '+', c == '-', c == '.', c == '_',
+			c == 'x', c == 'X', c == 'o', c == 'O', c == 'b', c == 'B', c == 'e', c == 'E':
+		case hex && (c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'):
+		default:
+			return "", false, true // "500m", "64Gi", "7d9f", "2024-01-02T…": strings
 		}
 	}
 	plain := strings.ReplaceAll(s, "_", "")
