@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // fastYAMLToJSON converts the plain block-style YAML that Kubernetes
@@ -30,7 +31,10 @@ func fastYAMLToJSON(data []byte) (out []byte, h fastHeader, ok bool) {
 	}
 	p := fastParsers.Get().(*fastParser)
 	defer p.release()
-	p.src = string(data)
+	// The parser reads the document in place: data is not changed while it
+	// runs, and the only strings that outlive it (apiVersion and kind) are
+	// copied below; everything else is copied into out.
+	p.src = unsafe.String(unsafe.SliceData(data), len(data))
 	if !p.splitLines() || len(p.lines) == 0 {
 		return nil, h, false
 	}
