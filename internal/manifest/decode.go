@@ -7,11 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	krt "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-sim/berth/internal/eksctl"
+	"github.com/berth-sim/berth/internal/parallel"
 )
 
 // StdinName is the file name objects read from "-" carry, as in kubectl.
@@ -127,7 +125,9 @@ func Decode(file string, data []byte) ([]Object, error) {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	results := make([]docResult, len(docs))
-	forEachDocument(len(docs), func(i int) {
+	// Documents are independent: decode them on all CPUs, each into its own
+	// slot, and report them in file order.
+	parallel.For(len(docs), parallelFrom, func(i int) {
 		d := docs[i]
 		src := Source{File: file, Document: i + 1, Line: d.line}
 		results[i].objs, results[i].errs = decodeDocument(d, src)
@@ -157,39 +157,6 @@ type docResult struct {
 // over the CPUs; smaller files are not worth the goroutines. (A variable for
 // the test that compares both ways.)
 var parallelFrom = 64
-
-// forEachDocument calls decode for 0..n-1, on up to GOMAXPROCS goroutines
-// for big files. Documents are independent and each writes only its own
-// result, so the outcome (objects and errors in file order) does not
-// depend on the schedule.
-func forEachDocument(n int, decode func(int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < parallelFrom || workers < 2 {
-		for i := 0; i < n; i++ {
-			decode(i)
-		}
-		return
-	}
-	const chunk = 16
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= n {
-					return
-				}
-				for i := lo; i < min(lo+chunk, n); i++ {
-					decode(i)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-}
 
 // header is what every document must say about itself.
 type header struct {
