@@ -18,6 +18,7 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/eksctl"
 	"github.com/berth-sim/berth/internal/manifest"
+	"github.com/berth-sim/berth/internal/parallel"
 	"github.com/berth-sim/berth/internal/version"
 )
 
@@ -58,9 +59,15 @@ func (a *App) Apply(req ApplyRequest) (err error) {
 	if err := setNamespaces(objs, req.Namespace); err != nil {
 		return err
 	}
+	// What each object needs before it meets the cluster (its last-applied
+	// annotation, the request-size and annotation checks) depends on the
+	// object alone: done on all CPUs first, then applied in order, which
+	// reports the same first error as doing both one object at a time.
+	prepared := make([]preparedObject, len(objs))
+	parallel.For(len(objs), parallelFrom, func(i int) { prepared[i] = prepare(objs[i]) })
 	var lines []string
-	for _, o := range objs {
-		line, err := applyOne(work, o)
+	for i, o := range objs {
+		line, err := applyPrepared(work, o, prepared[i])
 		if err != nil {
 			var named noSourcePrefix
 			if _, ok := o.Object.(*eksctl.ClusterConfig); ok || errors.As(err, &named) {
@@ -95,22 +102,24 @@ func (a *App) decode(files []string, kustomizeDir string) ([]manifest.Object, er
 // except that an object with only generateName never reaches the API
 // server: kubectl apply refuses it first, naming the prefix.
 func validateForApply(objs []manifest.Object) error {
-	var errs []error
-	for _, o := range objs {
-		if m, ok := o.Object.(metav1.Object); ok && m.GetName() == "" && m.GetGenerateName() != "" {
-			errs = append(errs, fmt.Errorf("%s: from %s: cannot use generate name with apply", o.Source, m.GetGenerateName()))
-			continue
-		}
-		if err := manifest.Validate(o); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if err := checkAutoscalerFlags(o); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	errs := make([]error, len(objs))
+	parallel.For(len(objs), parallelFrom, func(i int) { errs[i] = validateOneForApply(objs[i]) })
 	return errors.Join(errs...)
 }
+
+func validateOneForApply(o manifest.Object) error {
+	if m, ok := o.Object.(metav1.Object); ok && m.GetName() == "" && m.GetGenerateName() != "" {
+		return fmt.Errorf("%s: from %s: cannot use generate name with apply", o.Source, m.GetGenerateName())
+	}
+	if err := manifest.Validate(o); err != nil {
+		return err
+	}
+	return checkAutoscalerFlags(o)
+}
+
+// parallelFrom is the number of objects from which the per-object work of
+// apply is spread over the CPUs.
+const parallelFrom = 64
 
 // setNamespaces gives namespaced objects without a namespace the command's
 // namespace (default "default") and refuses objects that name another one
@@ -187,23 +196,35 @@ func definesNodes(objs []manifest.Object) bool {
 	return false
 }
 
-// applyOne applies one object and returns kubectl's line for it.
+// applyOne applies one object and returns kubectl's line for it. It takes
+// o.Object over: admission and the stored state change it in place.
 func applyOne(s *cluster.State, o manifest.Object) (string, error) {
-	if cc, ok := o.Object.(*eksctl.ClusterConfig); ok {
-		op, err := applyClusterConfig(s, cc, o.Source)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("clusterconfig.eksctl.io/%s %s", cc.Metadata.Name, op), nil
+	return applyPrepared(s, o, prepare(o))
+}
+
+// preparedObject is what prepare found: the last-applied configuration
+// (now also in the object's annotations) or the error that stops the apply.
+type preparedObject struct {
+	applied string
+	err     error
+}
+
+// prepare does the part of applying o that depends on nothing but o: the
+// last-applied annotation and the checks on the object with it. The
+// manifest's object itself becomes the stored object (callers hand it over;
+// Apply decodes every object for this one use), which saves a deep copy of
+// every object of a big scenario.
+func prepare(o manifest.Object) preparedObject {
+	if _, ok := o.Object.(*eksctl.ClusterConfig); ok {
+		return preparedObject{}
 	}
-	obj := o.Object.DeepCopyObject()
-	m, ok := obj.(metav1.Object)
+	m, ok := o.Object.(metav1.Object)
 	if !ok {
-		return "", fmt.Errorf("berth cannot apply %s", o.GVK.Kind)
+		return preparedObject{err: fmt.Errorf("berth cannot apply %s", o.GVK.Kind)}
 	}
 	applied, err := lastApplied(o, m)
 	if err != nil {
-		return "", err
+		return preparedObject{err: err}
 	}
 	ann := m.GetAnnotations()
 	if ann == nil {
@@ -211,12 +232,29 @@ func applyOne(s *cluster.State, o manifest.Object) (string, error) {
 	}
 	ann[LastAppliedAnnotation] = applied
 	m.SetAnnotations(ann)
-	if err := checkRequestSize(obj); err != nil {
-		return "", err
+	if err := checkRequestSize(o.Object); err != nil {
+		return preparedObject{err: err}
 	}
 	if err := manifest.ValidateAnnotations(o, ann); err != nil {
-		return "", noSourcePrefix{err}
+		return preparedObject{err: noSourcePrefix{err}}
 	}
+	return preparedObject{applied: applied}
+}
+
+// applyPrepared applies a prepared object to the cluster.
+func applyPrepared(s *cluster.State, o manifest.Object, p preparedObject) (string, error) {
+	if cc, ok := o.Object.(*eksctl.ClusterConfig); ok {
+		op, err := applyClusterConfig(s, cc, o.Source)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("clusterconfig.eksctl.io/%s %s", cc.Metadata.Name, op), nil
+	}
+	if p.err != nil {
+		return "", p.err
+	}
+	obj, applied := o.Object, p.applied
+	m := obj.(metav1.Object)
 
 	ref := resourceRef(obj, m.GetName())
 	existing := lookupLive(s, obj, m)
@@ -248,21 +286,6 @@ func applyOne(s *cluster.State, o manifest.Object) (string, error) {
 		return "", err
 	}
 	return ref + " configured", nil
-}
-
-// lastApplied renders the manifest as kubectl records it: the document as
-// written (keys sorted, compact), with the namespace it is applied to.
-func lastApplied(o manifest.Object, m metav1.Object) (string, error) {
-	var doc map[string]any
-	if err := json.Unmarshal(o.Raw, &doc); err != nil || doc == nil {
-		data, err := json.Marshal(o.Object)
-		return string(data) + "\n", err
-	}
-	if meta, ok := doc["metadata"].(map[string]any); ok && m.GetNamespace() != "" {
-		meta["namespace"] = m.GetNamespace()
-	}
-	data, err := json.Marshal(doc)
-	return string(data) + "\n", err
 }
 
 // resourceRef is kubectl's "<kind>[.<group>]/<name>".
@@ -355,14 +378,24 @@ const maxRequestBodyBytes = 3 * 1024 * 1024
 // checkRequestSize refuses an object whose request body (with the
 // last-applied copy of itself) is over the API server's limit, with its text.
 func checkRequestSize(obj runtime.Object) error {
-	data, err := json.Marshal(obj)
-	if err != nil {
+	// Only the length matters: an Encoder writes the same JSON as Marshal
+	// (plus a newline) without copying it out of its buffer.
+	var n byteCounter
+	if err := json.NewEncoder(&n).Encode(obj); err != nil {
 		return err
 	}
-	if len(data) > maxRequestBodyBytes {
+	if int(n)-1 > maxRequestBodyBytes {
 		return fmt.Errorf("Request entity too large: limit is %d", maxRequestBodyBytes)
 	}
 	return nil
+}
+
+// byteCounter is an io.Writer that only counts.
+type byteCounter int
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }
 
 // noSourcePrefix marks an error that already names its manifest.

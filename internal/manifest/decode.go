@@ -10,15 +10,13 @@ import (
 	"sort"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	krt "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-sim/berth/internal/eksctl"
+	"github.com/berth-sim/berth/internal/parallel"
 )
 
 // StdinName is the file name objects read from "-" carry, as in kubectl.
@@ -26,21 +24,6 @@ const StdinName = "STDIN"
 
 // recognizedExtensions are the files a directory contributes (kubectl's list).
 var recognizedExtensions = []string{".json", ".yaml", ".yml"}
-
-var scheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, schedulingv1.AddToScheme} {
-		if err := add(s); err != nil {
-			panic(err)
-		}
-	}
-	return s
-}()
-
-// strictJSON decodes with the API server's strict checks: unknown and
-// duplicate fields are errors ("strict decoding error: unknown field ...").
-var strictJSON = kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme,
-	kjson.SerializerOptions{Strict: true})
 
 // Load reads every -f argument: a file, a directory (its .json, .yaml and .yml
 // files in lexical order, not recursing, like kubectl without -R) or "-" for
@@ -141,16 +124,39 @@ func Decode(file string, data []byte) ([]Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
-	var objs []Object
-	var errs []error
-	for i, d := range docs {
+	results := make([]docResult, len(docs))
+	// Documents are independent: decode them on all CPUs, each into its own
+	// slot, and report them in file order.
+	parallel.For(len(docs), parallelFrom, func(i int) {
+		d := docs[i]
 		src := Source{File: file, Document: i + 1, Line: d.line}
-		o, e := decodeDocument(d, src)
-		objs = append(objs, o...)
-		errs = append(errs, e...)
+		results[i].objs, results[i].errs = decodeDocument(d, src)
+	})
+	n := 0
+	for _, r := range results {
+		n += len(r.objs)
+	}
+	objs := make([]Object, 0, n)
+	var errs []error
+	for _, r := range results {
+		objs = append(objs, r.objs...)
+		errs = append(errs, r.errs...)
+	}
+	if len(objs) == 0 {
+		objs = nil
 	}
 	return objs, errors.Join(errs...)
 }
+
+type docResult struct {
+	objs []Object
+	errs []error
+}
+
+// parallelFrom is the number of documents from which decoding is spread
+// over the CPUs; smaller files are not worth the goroutines. (A variable for
+// the test that compares both ways.)
+var parallelFrom = 64
 
 // header is what every document must say about itself.
 type header struct {
@@ -162,19 +168,31 @@ type header struct {
 
 func decodeDocument(d document, src Source) ([]Object, []error) {
 	raw := d.data
+	var fh fastHeader
 	if !d.json {
-		var err error
-		if raw, err = yaml.YAMLToJSONStrict(d.data); err != nil {
-			return nil, []error{&Error{Source: src, Err: yamlError(err, d.start)}}
+		var fast bool
+		if raw, fh, fast = fastYAMLToJSON(d.data); !fast {
+			var err error
+			if raw, err = yaml.YAMLToJSONStrict(d.data); err != nil {
+				return nil, []error{&Error{Source: src, Err: yamlError(err, d.start)}}
+			}
 		}
 	}
 	if string(raw) == "null" {
 		return nil, nil
 	}
-	h, err := readHeader(raw)
-	if err != nil {
-		return nil, []error{&Error{Source: src, Err: err}}
+	var h header
+	if fh.valid {
+		// The fast converter read apiVersion and kind as plain strings; the
+		// metadata is only looked at again for an error's label.
+		h = header{APIVersion: fh.apiVersion, Kind: fh.kind}
+	} else {
+		var err error
+		if h, err = readHeader(raw); err != nil {
+			return nil, []error{&Error{Source: src, Err: err}}
+		}
 	}
+	canonical := !d.json
 	if h.Kind == "List" || (strings.HasSuffix(h.Kind, "List") && h.Items != nil) {
 		var objs []Object
 		var errs []error
@@ -186,7 +204,8 @@ func decodeDocument(d document, src Source) ([]Object, []error) {
 				errs = append(errs, &Error{Source: itemSrc, Err: err})
 				continue
 			}
-			o, err := decodeObject(item, ih, itemSrc)
+			// Items are re-marshalled from encoding/json's decoding: canonical.
+			o, err := decodeObject(item, ih, itemSrc, true)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -195,7 +214,7 @@ func decodeDocument(d document, src Source) ([]Object, []error) {
 		}
 		return objs, errs
 	}
-	o, err := decodeObject(raw, h, src)
+	o, err := decodeObject(raw, h, src, canonical)
 	if err != nil {
 		return nil, []error{err}
 	}
@@ -265,46 +284,76 @@ func jsonType(v any) string {
 	}
 }
 
-// decodeObject turns one object's JSON into its typed form.
-func decodeObject(raw []byte, h header, src Source) (Object, error) {
+// decodeObject turns one object's JSON into its typed form. canonical says
+// raw is encoding/json's rendering of a decoded map (see Object.Canonical).
+func decodeObject(raw []byte, h header, src Source, canonical bool) (Object, error) {
 	gv, err := schema.ParseGroupVersion(h.APIVersion)
 	if err != nil {
 		return Object{}, &Error{Source: src, Err: fmt.Errorf("apiVersion: %v", err)}
 	}
 	gvk := gv.WithKind(h.Kind)
-	label := labelFromMeta(h.Kind, h.Metadata)
+	label := func() string {
+		if h.Metadata == nil {
+			h.Metadata = metadataOf(raw)
+		}
+		return labelFromMeta(h.Kind, h.Metadata)
+	}
 	k, ok := kindsByGVK[gvk]
 	if !ok {
 		for _, known := range kinds {
 			if known.gvk.Kind == gvk.Kind && known.gvk.Group == gvk.Group {
-				return Object{}, &Error{Source: src, Object: label,
+				return Object{}, &Error{Source: src, Object: label(),
 					Err: fmt.Errorf("no matches for kind %q in version %q", gvk.Kind, h.APIVersion)}
 			}
 		}
 		if gvk.Group == "kustomize.config.k8s.io" {
-			return Object{}, &Error{Source: src, Object: label,
+			return Object{}, &Error{Source: src, Object: label(),
 				Err: fmt.Errorf("kind %q (%s) is a Kustomize file: apply its directory with -k", gvk.Kind, h.APIVersion)}
 		}
-		return Object{}, &Error{Source: src, Object: label,
+		return Object{}, &Error{Source: src, Object: label(),
 			Err: fmt.Errorf("berth does not model kind %q (%s) yet", gvk.Kind, h.APIVersion)}
 	}
-	var obj runtime.Object
+	var obj krt.Object
 	if k.newObject == nil {
 		cfg, err := eksctl.Decode(raw)
 		if err != nil {
-			return Object{}, &Error{Source: src, Object: label, Err: err}
+			return Object{}, &Error{Source: src, Object: label(), Err: err}
 		}
 		obj = cfg
 	} else {
 		into := k.newObject()
-		got, _, err := strictJSON.Decode(raw, &gvk, into)
-		if err != nil {
-			return Object{}, &Error{Source: src, Object: label, Err: oneLine(err)}
+		if err := decodeStrict(raw, into); err != nil {
+			return Object{}, &Error{Source: src, Object: label(), Err: oneLine(err)}
 		}
-		obj = got
+		obj = into
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
-	return Object{Object: obj, GVK: gvk, Source: src, Raw: raw}, nil
+	return Object{Object: obj, GVK: gvk, Source: src, Raw: raw, Canonical: canonical}, nil
+}
+
+// decodeStrict is what the API server's strict JSON decoder does with a
+// document whose kind is already known (strictJSON.Decode without its
+// second pass to find apiVersion and kind, which decodeObject has):
+// case-sensitive field names, integers kept, unknown and duplicate fields
+// reported together as one "strict decoding error".
+func decodeStrict(raw []byte, into krt.Object) error {
+	strictErrs, err := sigsjson.UnmarshalStrict(raw, into)
+	if err != nil {
+		return err
+	}
+	if len(strictErrs) > 0 {
+		return krt.NewStrictDecodingError(strictErrs)
+	}
+	return nil
+}
+
+// metadataOf reads the metadata field leniently, as readHeader does.
+func metadataOf(raw []byte) json.RawMessage {
+	var loose struct {
+		Metadata json.RawMessage `json:"metadata"`
+	}
+	_ = json.Unmarshal(raw, &loose)
+	return loose.Metadata
 }
 
 // labelFromMeta names an object for error messages before it has decoded,

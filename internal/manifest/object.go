@@ -32,6 +32,10 @@ type Object struct {
 	// Raw is the document's JSON as written (kubectl records it as the
 	// last-applied configuration).
 	Raw []byte
+	// Canonical says Raw is encoding/json's rendering of the decoded
+	// document (keys sorted, compact), as for every YAML document and List
+	// item; Raw of a JSON document is the text as written.
+	Canonical bool
 }
 
 // Source says where an object was read from.

@@ -32,42 +32,45 @@ func splitDocuments(data []byte) ([]document, error) {
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		return splitJSON(data)
 	}
+	// Documents are the runs of lines between separators: slices of data,
+	// not copies.
 	var docs []document
-	var cur []byte
+	all := data
+	docStart, pos := 0, 0
 	start, content := 1, 0
-	flush := func() {
+	flush := func(end int) {
 		if content > 0 {
-			docs = append(docs, document{data: cur, start: start, line: content})
+			docs = append(docs, document{data: all[docStart:end:end], start: start, line: content})
 		}
 	}
 	lineNo := 0
-	for len(data) > 0 {
+	for pos < len(all) {
 		lineNo++
-		end := bytes.IndexByte(data, '\n')
 		var line []byte
-		if end < 0 {
-			line, data = data, nil
+		if end := bytes.IndexByte(all[pos:], '\n'); end < 0 {
+			line = all[pos:]
 		} else {
-			line, data = data[:end+1], data[end+1:]
+			line = all[pos : pos+end+1]
 		}
+		lineStart := pos
+		pos += len(line)
 		if bytes.HasPrefix(line, []byte("---")) {
-			rest := strings.TrimSpace(string(line[3:]))
-			if rest == "" || strings.HasPrefix(rest, "#") {
-				flush()
-				cur, start, content = nil, lineNo+1, 0
+			rest := bytes.TrimSpace(line[3:])
+			if len(rest) == 0 || rest[0] == '#' {
+				flush(lineStart)
+				docStart, start, content = pos, lineNo+1, 0
 				continue
 			}
 			return nil, fmt.Errorf("line %d: invalid Yaml document separator: %s", lineNo, rest)
 		}
-		cur = append(cur, line...)
 		if content == 0 {
-			t := strings.TrimSpace(string(line))
-			if t != "" && !strings.HasPrefix(t, "#") && t != "..." {
+			t := bytes.TrimSpace(line)
+			if len(t) > 0 && t[0] != '#' && string(t) != "..." {
 				content = lineNo
 			}
 		}
 	}
-	flush()
+	flush(len(all))
 	return docs, nil
 }
 

@@ -144,6 +144,10 @@ func validateMeta(meta *metav1.ObjectMeta, namespaced bool, nameFn apivalidation
 	if namespaced && m.Namespace == "" {
 		m.Namespace = metav1.NamespaceDefault
 	}
+	if labelsValid(m.Labels) {
+		// Valid labels add no errors; skip checking them again.
+		m.Labels = nil
+	}
 	return apivalidation.ValidateObjectMeta(&m, namespaced, nameFn, field.NewPath("metadata"))
 }
 
