@@ -32,11 +32,16 @@ func selectorSignature(s labels.Selector) string {
 	return s.String()
 }
 
-// intern keys a term by everything that decides what it matches.
-func (x *termIndex) intern(t *framework.AffinityTerm) int32 {
+// termKey is everything that decides what a term matches, and its key.
+func termKey(t *framework.AffinityTerm) string {
 	nss := t.Namespaces.UnsortedList()
 	sort.Strings(nss)
-	key := strings.Join([]string{strings.Join(nss, ","), selectorSignature(t.NamespaceSelector), selectorSignature(t.Selector), t.TopologyKey}, "\x01")
+	return strings.Join([]string{strings.Join(nss, ","), selectorSignature(t.NamespaceSelector), selectorSignature(t.Selector), t.TopologyKey}, "\x01")
+}
+
+// intern keys a term by termKey.
+func (x *termIndex) intern(t *framework.AffinityTerm) int32 {
+	key := termKey(t)
 	if id, ok := x.ids[key]; ok {
 		return id
 	}
@@ -63,13 +68,15 @@ type existingIndex struct {
 	terms       *termIndex
 	termDomains []map[string]int64
 	// scoringPods counts pods whose terms PreScore looks at (required
-	// affinity, preferred affinity or anti-affinity).
+	// affinity, preferred affinity or anti-affinity); scoring counts their
+	// terms per domain (scoreindex.go).
 	scoringPods int
+	scoring     *scoreTerms
 }
 
 func newExistingIndex() *existingIndex {
 	x := &existingIndex{domains: helper.NewClassDomainIndex()}
-	x.domains.OnReset = func() { x.terms, x.termDomains, x.scoringPods = newTermIndex(), nil, 0 }
+	x.domains.OnReset = func() { x.terms, x.termDomains, x.scoringPods, x.scoring = newTermIndex(), nil, 0, newScoreTerms() }
 	x.domains.OnAdd = x.add
 	x.domains.OnReset()
 	return x
@@ -82,6 +89,7 @@ func (x *existingIndex) add(ni *framework.NodeInfo, pi *framework.PodInfo) {
 	if ni.Node == nil {
 		return
 	}
+	x.scoring.addPod(ni, pi)
 	for i := range pi.RequiredAntiAffinityTerms {
 		t := &pi.RequiredAntiAffinityTerms[i]
 		id := x.terms.intern(t)
