@@ -90,8 +90,16 @@ func (x *ClassDomainIndex) AddKeyHolders(s NodeSet, key string) {
 // value to its number. Built once per key and snapshot; callers must not
 // modify them.
 func (x *ClassDomainIndex) ValueIDs(key string) (ids []int32, values map[string]int32) {
+	c := x.valueColumn(key)
+	return c.ids, c.seen
+}
+
+// ValueNames lists key's values by the numbers ValueIDs gives them.
+func (x *ClassDomainIndex) ValueNames(key string) []string { return x.valueColumn(key).names }
+
+func (x *ClassDomainIndex) valueColumn(key string) valueColumn {
 	if c, ok := x.valueIDs[key]; ok {
-		return c.ids, c.seen
+		return c
 	}
 	c := valueColumn{ids: make([]int32, len(x.nodes)), seen: map[string]int32{}}
 	seen := c.seen
@@ -108,6 +116,7 @@ func (x *ClassDomainIndex) ValueIDs(key string) (ids []int32, values map[string]
 		if !found {
 			id = int32(len(seen))
 			seen[v] = id
+			c.names = append(c.names, v)
 		}
 		c.ids[i] = id
 	}
@@ -115,10 +124,11 @@ func (x *ClassDomainIndex) ValueIDs(key string) (ids []int32, values map[string]
 		x.valueIDs = map[string]valueColumn{}
 	}
 	x.valueIDs[key] = c
-	return c.ids, c.seen
+	return c
 }
 
 type valueColumn struct {
-	ids  []int32
-	seen map[string]int32
+	ids   []int32
+	seen  map[string]int32
+	names []string
 }
