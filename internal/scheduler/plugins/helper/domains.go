@@ -106,6 +106,7 @@ type ClassDomainIndex struct {
 	positions   map[*framework.NodeInfo]int32
 	domainNodes map[string]map[string][]int32
 	valueIDs    map[string]valueColumn
+	holders     map[string]NodeSet
 	// OnReset and OnAdd let an owner keep more per-pod data in step.
 	OnReset func()
 	OnAdd   func(ni *framework.NodeInfo, pi *framework.PodInfo)
@@ -138,7 +139,7 @@ func (x *ClassDomainIndex) reset(nodes []*framework.NodeInfo) {
 	x.keys = map[string]*KeyDomains{}
 	x.missing = nil
 	x.classNodes, x.classNodesBuilt = nil, false
-	x.columns, x.positions, x.domainNodes, x.valueIDs = nil, nil, nil, nil
+	x.columns, x.positions, x.domainNodes, x.valueIDs, x.holders = nil, nil, nil, nil, nil
 	if x.OnReset != nil {
 		x.OnReset()
 	}

@@ -78,11 +78,29 @@ func (x *ClassDomainIndex) AddDomains(s NodeSet, key string, counts map[string]i
 
 // AddKeyHolders adds to s the nodes that carry key.
 func (x *ClassDomainIndex) AddKeyHolders(s NodeSet, key string) {
+	h := x.KeyHolders(key)
+	for i := range s {
+		s[i] |= h[i]
+	}
+}
+
+// KeyHolders is the set of nodes that carry key, built once per key and
+// snapshot; callers must not modify it.
+func (x *ClassDomainIndex) KeyHolders(key string) NodeSet {
+	if h, ok := x.holders[key]; ok {
+		return h
+	}
+	h := NewNodeSet(len(x.nodes))
 	for _, ps := range x.DomainNodes(key) {
 		for _, i := range ps {
-			s.Add(i)
+			h.Add(i)
 		}
 	}
+	if x.holders == nil {
+		x.holders = map[string]NodeSet{}
+	}
+	x.holders[key] = h
+	return h
 }
 
 // ValueIDs numbers key's values over the index's nodes: ids[position] is

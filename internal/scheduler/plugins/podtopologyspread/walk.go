@@ -59,3 +59,70 @@ func (pl *Plugin) walkIndexed(s *preFilterState, pod *v1.Pod, nodes []*framework
 		}
 	}
 }
+
+// indexedLabels reads the constraints' keys of snapshot nodes through the
+// index (node sets and value ids) rather than each node's label map. A nil
+// *indexedLabels, or a node outside the snapshot (position -1), reads the
+// labels themselves.
+type indexedLabels struct {
+	pos     map[*framework.NodeInfo]int32
+	holders helper.NodeSet
+	ids     [][]int32
+	names   [][]string
+}
+
+func (pl *Plugin) newIndexedLabels(cs []constraint) *indexedLabels {
+	x := pl.index
+	ix := &indexedLabels{pos: x.Positions(), holders: helper.NewNodeSet(x.NumNodes()),
+		ids: make([][]int32, len(cs)), names: make([][]string, len(cs))}
+	for i := range ix.holders {
+		ix.holders[i] = ^uint64(0)
+	}
+	for i := range cs {
+		ix.holders.IntersectWith(x.KeyHolders(cs[i].TopologyKey))
+		ix.ids[i], _ = x.ValueIDs(cs[i].TopologyKey)
+		ix.names[i] = x.ValueNames(cs[i].TopologyKey)
+	}
+	return ix
+}
+
+func (ix *indexedLabels) position(ni *framework.NodeInfo) int32 {
+	if ix == nil {
+		return -1
+	}
+	if p, ok := ix.pos[ni]; ok {
+		return p
+	}
+	return -1
+}
+
+// hasAllKeys is nodeHasAllKeys for the node at position p.
+func (ix *indexedLabels) hasAllKeys(p int32, node *v1.Node, cs []constraint) bool {
+	if p < 0 {
+		return nodeHasAllKeys(node.Labels, cs)
+	}
+	return ix.holders.Has(p)
+}
+
+// value is constraint i's key on the node at position p ("" when missing).
+func (ix *indexedLabels) value(p int32, i int, ni *framework.NodeInfo, s *preScoreState) string {
+	if p < 0 {
+		v, _ := s.label(i, ni)
+		return v
+	}
+	if id := ix.ids[i][p]; id >= 0 {
+		return ix.names[i][id]
+	}
+	return ""
+}
+
+// label is constraint i's key on the node at position p, with presence.
+func (ix *indexedLabels) label(p int32, i int, ni *framework.NodeInfo, s *preScoreState) (string, bool) {
+	if p < 0 {
+		return s.label(i, ni)
+	}
+	if id := ix.ids[i][p]; id >= 0 {
+		return ix.names[i][id], true
+	}
+	return "", false
+}
