@@ -156,12 +156,16 @@ func (pl *Plugin) countExisting(s *preFilterState, nodes []*framework.NodeInfo) 
 	tx, cx := pl.syncIndex(nodes)
 
 	s.existingAntiAffinityCounts = &lazyCounts{}
+	var class int32 = -1
 	for id, m := range tx.termDomains {
 		if len(m) == 0 {
 			continue
 		}
+		if class < 0 {
+			class = tx.domains.Classes().Intern(s.pod)
+		}
 		t := &tx.terms.terms[id]
-		if t.Matches(s.pod, s.namespaceLabels) {
+		if tx.terms.matches(id, class, s.pod, s.namespaceLabels) {
 			s.existingAntiAffinityCounts.sources = append(s.existingAntiAffinityCounts.sources, countSource{key: t.TopologyKey, counts: m})
 		}
 	}

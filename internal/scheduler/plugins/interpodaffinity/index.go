@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
@@ -16,6 +17,20 @@ import (
 type termIndex struct {
 	ids   map[string]int32
 	terms []framework.AffinityTerm
+	// memo keeps, per incoming pod class, whether each term selects it.
+	memo matchTable
+}
+
+// matches is term id's Matches(pod, nsLabels) for pod of class.
+func (x *termIndex) matches(id int, class int32, pod *v1.Pod, nsLabels labels.Set) bool {
+	c := x.memo.cell(class, id, len(x.terms))
+	if *c == 0 {
+		*c = 2
+		if x.terms[id].Matches(pod, nsLabels) {
+			*c = 1
+		}
+	}
+	return *c == 1
 }
 
 func newTermIndex() *termIndex {

@@ -1,6 +1,11 @@
 package interpodaffinity
 
-import "github.com/berth-sim/berth/internal/scheduler/framework"
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+)
 
 // Scoring reads every existing pod on every node twice over: the incoming
 // pod's preferred terms against each pod's labels, and each pod's own
@@ -20,10 +25,44 @@ type scoreTerm struct {
 	soft map[string]int64
 }
 
-// scoreTerms interns existing pods' scoring terms by termKey.
+// scoreTerms interns existing pods' scoring terms by termKey; memo keeps
+// their answers per incoming pod class.
 type scoreTerms struct {
 	ids   map[string]int32
 	terms []scoreTerm
+	memo  matchTable
+}
+
+// matchTable keeps whether a term selects an incoming pod, per pod class:
+// the answer depends only on the pod's namespace and labels (and on its
+// namespace's labels, fixed within a snapshot). [class][term] is 0 unknown,
+// 1 yes, 2 no. A table lives as long as its index, whose reset also
+// renumbers the classes.
+type matchTable [][]int8
+
+// cell returns the entry of (class, term id), growing the table to numTerms.
+func (m *matchTable) cell(class int32, id, numTerms int) *int8 {
+	for int(class) >= len(*m) {
+		*m = append(*m, nil)
+	}
+	row := (*m)[class]
+	if len(row) < numTerms {
+		row = append(row, make([]int8, numTerms-len(row))...)
+		(*m)[class] = row
+	}
+	return &row[id]
+}
+
+// matches is term id's Matches(pod, nsLabels) for pod of class.
+func (x *scoreTerms) matches(id int, class int32, pod *v1.Pod, nsLabels labels.Set) bool {
+	c := x.memo.cell(class, id, len(x.terms))
+	if *c == 0 {
+		*c = 2
+		if x.terms[id].term.Matches(pod, nsLabels) {
+			*c = 1
+		}
+	}
+	return *c == 1
 }
 
 func newScoreTerms() *scoreTerms { return &scoreTerms{ids: map[string]int32{}} }
@@ -108,12 +147,16 @@ func (pl *Plugin) scoreFromIndex(x *existingIndex, pi *framework.PodInfo, affini
 	incoming(antiAffinity, -1)
 	nsLabels := pl.namespaceLabels(pi.Pod.Namespace)
 	hard := int64(pl.args.HardPodAffinityWeight)
+	var class int32 = -1
 	for i := range x.scoring.terms {
 		st := &x.scoring.terms[i]
 		if (hard <= 0 || len(st.hard) == 0) && len(st.soft) == 0 {
 			continue
 		}
-		if !st.term.Matches(pi.Pod, nsLabels) {
+		if class < 0 {
+			class = classes.Intern(pi.Pod)
+		}
+		if !x.scoring.matches(i, class, pi.Pod, nsLabels) {
 			continue
 		}
 		if hard > 0 {
