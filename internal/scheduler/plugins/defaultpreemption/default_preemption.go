@@ -54,6 +54,8 @@ type Runner interface {
 type DefaultPreemption struct {
 	handle framework.Handle
 	runner Runner
+	// lowest lets a pod that no pod could make room for skip the dry run (lowest.go).
+	lowest lowestPriority
 }
 
 // New builds the plugin; h should also implement Runner.
@@ -83,6 +85,9 @@ func (pl *DefaultPreemption) PostFilter(state *framework.CycleState, pod *framew
 		return nil, framework.AsStatus(errors.New("preemption: scheduler handle cannot run filters"))
 	}
 	nodes := pl.handle.Nodes()
+	if msg, ok := pl.withoutVictims(pod, nodes, filtered); ok {
+		return &framework.PostFilterResult{}, framework.NewStatus(framework.Unschedulable, msg)
+	}
 	candidates, statuses, err := pl.findCandidates(state, pod, nodes, filtered)
 	if err != nil && len(candidates) == 0 {
 		return nil, framework.AsStatus(errors.New(preemptionMsgPrefix + err.Error()))

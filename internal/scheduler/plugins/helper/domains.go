@@ -100,8 +100,13 @@ type ClassDomainIndex struct {
 	// first use of NodesByClass, then kept up to date.
 	classNodes      []map[*framework.NodeInfo]int64
 	classNodesBuilt bool
-	// columns caches label values per key over the nodes (Column).
-	columns map[string]*LabelColumn
+	// columns caches label values per key over the nodes (Column);
+	// positions and domainNodes number the nodes (nodeset.go).
+	columns     map[string]*LabelColumn
+	positions   map[*framework.NodeInfo]int32
+	domainNodes map[string]map[string][]int32
+	valueIDs    map[string]valueColumn
+	holders     map[string]NodeSet
 	// OnReset and OnAdd let an owner keep more per-pod data in step.
 	OnReset func()
 	OnAdd   func(ni *framework.NodeInfo, pi *framework.PodInfo)
@@ -134,7 +139,7 @@ func (x *ClassDomainIndex) reset(nodes []*framework.NodeInfo) {
 	x.keys = map[string]*KeyDomains{}
 	x.missing = nil
 	x.classNodes, x.classNodesBuilt = nil, false
-	x.columns = nil
+	x.columns, x.positions, x.domainNodes, x.valueIDs, x.holders = nil, nil, nil, nil, nil
 	if x.OnReset != nil {
 		x.OnReset()
 	}

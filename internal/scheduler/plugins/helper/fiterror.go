@@ -22,6 +22,11 @@ type FitError struct {
 	NodeToStatus framework.NodeToStatus
 	// PostFilterMsg is appended after a space, without a closing period.
 	PostFilterMsg string
+	// Counted sums the reasons of CountedNodes further nodes that have no
+	// entry in NodeToStatus (a summary where one status per node would
+	// only be counted again).
+	Counted      map[string]int
+	CountedNodes int
 }
 
 // Error renders "0/N nodes are available: <count> <reason>, ... . <postfilter>".
@@ -41,8 +46,11 @@ func (f *FitError) Error() string {
 // histogram counts reasons over nodes; the "<count> <reason>" strings are
 // sorted byte-wise, so "10 ..." sorts before "2 ...", exactly as upstream.
 func (f *FitError) histogram() []string {
-	counts := map[string]int{}
-	explicit := 0
+	counts := make(map[string]int, len(f.Counted)+2)
+	for r, n := range f.Counted {
+		counts[r] += n
+	}
+	explicit := f.CountedNodes
 	for _, st := range f.NodeToStatus.Statuses {
 		explicit++
 		for _, r := range st.Reasons() {

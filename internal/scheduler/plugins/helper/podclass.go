@@ -90,6 +90,10 @@ func (x *PodClassIndex) Counts(ni *framework.NodeInfo) []ClassCount {
 	return e.counts
 }
 
+// Intern returns pod's class id, adding the class if it is new; ids stay
+// valid as long as the index does.
+func (x *PodClassIndex) Intern(pod *v1.Pod) int32 { return x.intern(pod) }
+
 func (x *PodClassIndex) intern(pod *v1.Pod) int32 {
 	x.keys = x.keys[:0]
 	for k := range pod.Labels {

@@ -77,6 +77,9 @@ type preFilterState struct {
 	requiredAffinity     []framework.AffinityTerm
 	requiredAntiAffinity []framework.AffinityTerm
 	namespaceLabels      labels.Set
+	// fast answers Filter for the snapshot's nodes (fastfilter.go); nil
+	// once the counts change.
+	fast *fastFilter
 }
 
 // Clone deep-copies the counts; the terms and pod are never mutated.
@@ -85,6 +88,7 @@ func (s *preFilterState) Clone() framework.StateData {
 		return nil
 	}
 	c := *s
+	c.fast = nil
 	c.existingAntiAffinityCounts = &lazyCounts{m: s.existingAntiAffinityCounts.toMap()}
 	c.affinityCounts = &lazyCounts{m: s.affinityCounts.toMap()}
 	c.antiAffinityCounts = &lazyCounts{m: s.antiAffinityCounts.toMap()}
@@ -96,6 +100,7 @@ func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *v1.Node, del
 	if s == nil || node == nil {
 		return
 	}
+	s.fast = nil
 	s.existingAntiAffinityCounts.mutable().updateWithAntiAffinityTerms(pi.RequiredAntiAffinityTerms, s.pod, s.namespaceLabels, node, delta)
 	// The incoming pod's terms carry resolved namespaces, so no labels are needed.
 	s.affinityCounts.mutable().updateWithAffinityTerms(s.requiredAffinity, pi.Pod, nil, node, delta)
@@ -118,15 +123,15 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 	}
 
 	pl.mu.Lock()
-	pl.countExisting(s, nodes)
-	pl.mu.Unlock()
-	for _, c := range []*lazyCounts{s.existingAntiAffinityCounts, s.affinityCounts, s.antiAffinityCounts} {
-		c.compact(len(nodes))
-	}
-
+	defer pl.mu.Unlock()
+	cx := pl.countExisting(s, nodes)
 	if s.existingAntiAffinityCounts.empty() && len(s.requiredAffinity) == 0 && len(s.requiredAntiAffinity) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
+	for _, c := range []*lazyCounts{s.existingAntiAffinityCounts, s.affinityCounts, s.antiAffinityCounts} {
+		c.compact(len(nodes))
+	}
+	s.fast = buildFastFilter(s, cx.domains)
 	cs.Write(preFilterStateKey, s)
 	return nil, nil
 }
@@ -146,17 +151,21 @@ func (pl *Plugin) syncIndex(nodes []*framework.NodeInfo) (terms, classes *existi
 
 // countExisting fills the three counts from the index: each distinct term
 // and pod class is matched against once, and the per-domain counts are
-// shared with the index rather than copied.
-func (pl *Plugin) countExisting(s *preFilterState, nodes []*framework.NodeInfo) {
+// shared with the index rather than copied. It returns the index over nodes.
+func (pl *Plugin) countExisting(s *preFilterState, nodes []*framework.NodeInfo) *existingIndex {
 	tx, cx := pl.syncIndex(nodes)
 
 	s.existingAntiAffinityCounts = &lazyCounts{}
+	var class int32 = -1
 	for id, m := range tx.termDomains {
 		if len(m) == 0 {
 			continue
 		}
+		if class < 0 {
+			class = tx.domains.Classes().Intern(s.pod)
+		}
 		t := &tx.terms.terms[id]
-		if t.Matches(s.pod, s.namespaceLabels) {
+		if tx.terms.matches(id, class, s.pod, s.namespaceLabels) {
 			s.existingAntiAffinityCounts.sources = append(s.existingAntiAffinityCounts.sources, countSource{key: t.TopologyKey, counts: m})
 		}
 	}
@@ -164,7 +173,7 @@ func (pl *Plugin) countExisting(s *preFilterState, nodes []*framework.NodeInfo) 
 	s.affinityCounts = &lazyCounts{}
 	s.antiAffinityCounts = &lazyCounts{}
 	if len(s.requiredAffinity) == 0 && len(s.requiredAntiAffinity) == 0 {
-		return
+		return cx
 	}
 	classes := cx.domains.Classes()
 	// The incoming pod's terms carry resolved namespaces: no labels needed.
@@ -201,6 +210,7 @@ func (pl *Plugin) countExisting(s *preFilterState, nodes []*framework.NodeInfo) 
 			}
 		}
 	}
+	return cx
 }
 
 // PreFilterExtensions implements framework.PreFilterPlugin.
@@ -246,6 +256,11 @@ func (pl *Plugin) Filter(cs *framework.CycleState, _ *framework.PodInfo, nodeInf
 	s, err := getPreFilterState(cs)
 	if err != nil {
 		return framework.AsStatus(err)
+	}
+	if s.fast != nil {
+		if st, ok := s.fast.filter(nodeInfo); ok {
+			return st
+		}
 	}
 	node := nodeInfo.Node
 	if !satisfyPodAffinity(s, node) {

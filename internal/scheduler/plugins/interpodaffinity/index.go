@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
@@ -16,6 +17,20 @@ import (
 type termIndex struct {
 	ids   map[string]int32
 	terms []framework.AffinityTerm
+	// memo keeps, per incoming pod class, whether each term selects it.
+	memo matchTable
+}
+
+// matches is term id's Matches(pod, nsLabels) for pod of class.
+func (x *termIndex) matches(id int, class int32, pod *v1.Pod, nsLabels labels.Set) bool {
+	c := x.memo.cell(class, id, len(x.terms))
+	if *c == 0 {
+		*c = 2
+		if x.terms[id].Matches(pod, nsLabels) {
+			*c = 1
+		}
+	}
+	return *c == 1
 }
 
 func newTermIndex() *termIndex {
@@ -32,11 +47,16 @@ func selectorSignature(s labels.Selector) string {
 	return s.String()
 }
 
-// intern keys a term by everything that decides what it matches.
-func (x *termIndex) intern(t *framework.AffinityTerm) int32 {
+// termKey is everything that decides what a term matches, and its key.
+func termKey(t *framework.AffinityTerm) string {
 	nss := t.Namespaces.UnsortedList()
 	sort.Strings(nss)
-	key := strings.Join([]string{strings.Join(nss, ","), selectorSignature(t.NamespaceSelector), selectorSignature(t.Selector), t.TopologyKey}, "\x01")
+	return strings.Join([]string{strings.Join(nss, ","), selectorSignature(t.NamespaceSelector), selectorSignature(t.Selector), t.TopologyKey}, "\x01")
+}
+
+// intern keys a term by termKey.
+func (x *termIndex) intern(t *framework.AffinityTerm) int32 {
+	key := termKey(t)
 	if id, ok := x.ids[key]; ok {
 		return id
 	}
@@ -63,13 +83,15 @@ type existingIndex struct {
 	terms       *termIndex
 	termDomains []map[string]int64
 	// scoringPods counts pods whose terms PreScore looks at (required
-	// affinity, preferred affinity or anti-affinity).
+	// affinity, preferred affinity or anti-affinity); scoring counts their
+	// terms per domain (scoreindex.go).
 	scoringPods int
+	scoring     *scoreTerms
 }
 
 func newExistingIndex() *existingIndex {
 	x := &existingIndex{domains: helper.NewClassDomainIndex()}
-	x.domains.OnReset = func() { x.terms, x.termDomains, x.scoringPods = newTermIndex(), nil, 0 }
+	x.domains.OnReset = func() { x.terms, x.termDomains, x.scoringPods, x.scoring = newTermIndex(), nil, 0, newScoreTerms() }
 	x.domains.OnAdd = x.add
 	x.domains.OnReset()
 	return x
@@ -82,6 +104,7 @@ func (x *existingIndex) add(ni *framework.NodeInfo, pi *framework.PodInfo) {
 	if ni.Node == nil {
 		return
 	}
+	x.scoring.addPod(ni, pi)
 	for i := range pi.RequiredAntiAffinityTerms {
 		t := &pi.RequiredAntiAffinityTerms[i]
 		id := x.terms.intern(t)

@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
-
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 )
 
@@ -15,31 +12,11 @@ const preScoreStateKey framework.StateKey = "PreScore" + Name
 // scoreMap is topologyKey -> topology value -> accumulated weight.
 type scoreMap map[string]map[string]int64
 
-func (m scoreMap) processTerm(term *framework.AffinityTerm, weight int32, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, multiplier int32) {
-	if !term.Matches(pod, nsLabels) {
-		return
-	}
-	value, ok := node.Labels[term.TopologyKey]
-	if !ok {
-		return
-	}
-	inner := m[term.TopologyKey]
-	if inner == nil {
-		inner = make(map[string]int64)
-		m[term.TopologyKey] = inner
-	}
-	inner[value] += int64(weight * multiplier)
-}
-
-func (m scoreMap) processTerms(terms []framework.WeightedAffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, multiplier int32) {
-	for i := range terms {
-		m.processTerm(&terms[i].AffinityTerm, terms[i].Weight, pod, nsLabels, node, multiplier)
-	}
-}
-
 // preScoreState is the per-domain score built in PreScore.
 type preScoreState struct {
 	topologyScore scoreMap
+	// fast reads the scores by node position (fastscore.go).
+	fast *fastScore
 }
 
 // Clone shares the state: Score only reads it.
@@ -55,58 +32,25 @@ func (pl *Plugin) PreScore(cs *framework.CycleState, pi *framework.PodInfo, node
 	if pi.ParseError != nil {
 		return framework.AsStatus(fmt.Errorf("failed to parse pod: %w", pi.ParseError))
 	}
-	pod := pi.Pod
 	hasConstraints := len(pi.PreferredAffinityTerms) > 0 || len(pi.PreferredAntiAffinityTerms) > 0
 	if pl.args.IgnorePreferredTermsOfExistingPods && !hasConstraints {
 		return framework.NewStatus(framework.Skip)
 	}
 
-	// Without preferred terms of its own, only pods that have terms matter.
-	var candidates []*framework.NodeInfo
-	if hasConstraints {
-		candidates = pl.handle.Nodes()
-	} else {
-		// No existing pod with scoring terms: nothing could be added below.
-		pl.mu.Lock()
-		pl.index.domains.Update(pl.handle, pl.handle.Nodes())
-		none := pl.index.scoringPods == 0
-		pl.mu.Unlock()
-		if none {
-			return framework.NewStatus(framework.Skip)
-		}
-		candidates = pl.handle.HavePodsWithAffinity()
-	}
 	affinity := resolveWeighted(pl, pi.PreferredAffinityTerms)
 	antiAffinity := resolveWeighted(pl, pi.PreferredAntiAffinityTerms)
-	nsLabels := pl.namespaceLabels(pod.Namespace)
-
-	score := make(scoreMap)
-	for _, ni := range candidates {
-		node := ni.Node
-		if node == nil || len(node.Labels) == 0 {
-			continue
-		}
-		existingPods := ni.PodsWithAffinity
-		if hasConstraints {
-			existingPods = ni.Pods
-		}
-		for _, existing := range existingPods {
-			// The incoming pod's terms carry resolved namespaces.
-			score.processTerms(affinity, existing.Pod, nil, node, 1)
-			score.processTerms(antiAffinity, existing.Pod, nil, node, -1)
-			if pl.args.HardPodAffinityWeight > 0 {
-				for i := range existing.RequiredAffinityTerms {
-					score.processTerm(&existing.RequiredAffinityTerms[i], pl.args.HardPodAffinityWeight, pod, nsLabels, node, 1)
-				}
-			}
-			score.processTerms(existing.PreferredAffinityTerms, pod, nsLabels, node, 1)
-			score.processTerms(existing.PreferredAntiAffinityTerms, pod, nsLabels, node, -1)
-		}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.index.domains.Update(pl.handle, pl.handle.Nodes())
+	if !hasConstraints && pl.index.scoringPods == 0 {
+		// No existing pod with scoring terms: nothing could be added.
+		return framework.NewStatus(framework.Skip)
 	}
+	score := pl.scoreFromIndex(pl.index, pi, affinity, antiAffinity)
 	if len(score) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
-	cs.Write(preScoreStateKey, &preScoreState{topologyScore: score})
+	cs.Write(preScoreStateKey, &preScoreState{topologyScore: score, fast: buildFastScore(score, pl.index.domains)})
 	return nil
 }
 
@@ -127,6 +71,11 @@ func (pl *Plugin) Score(cs *framework.CycleState, _ *framework.PodInfo, nodeInfo
 	s, err := getPreScoreState(cs)
 	if err != nil {
 		return 0, framework.AsStatus(err)
+	}
+	if s.fast != nil {
+		if score, ok := s.fast.score(nodeInfo); ok {
+			return score, nil
+		}
 	}
 	node := nodeInfo.Node
 	var score int64

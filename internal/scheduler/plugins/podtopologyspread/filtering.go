@@ -66,6 +66,9 @@ type preFilterState struct {
 	constraints       []constraint
 	criticalPaths     []*criticalPaths
 	tpValueToMatchNum []map[string]int
+	// fast answers Filter for snapshot nodes (fastfilter.go); nil once
+	// the counts change.
+	fast *fastFilter
 }
 
 // Clone deep-copies counts and paths; constraints are never mutated.
@@ -100,11 +103,24 @@ func (s *preFilterState) minMatchNum(i int, minDomains int32) int {
 	return s.criticalPaths[i][0].MatchNum
 }
 
+// self is 1 when constraint i selects pi (the incoming pod's answer is
+// cached in selfMatch), else 0.
+func (s *preFilterState) self(i int, pi *framework.PodInfo) int {
+	if pi.Pod == s.pod && s.selfMatch != nil {
+		return s.selfMatch[i]
+	}
+	if s.constraints[i].Selector.Matches(labels.Set(pi.Pod.Labels)) {
+		return 1
+	}
+	return 0
+}
+
 // updateWithPod adds (delta +1) or removes (-1) a pod on node in the counts.
 func (s *preFilterState) updateWithPod(updated, incoming *v1.Pod, node *v1.Node, delta int) {
 	if s == nil || node == nil || updated.Namespace != incoming.Namespace {
 		return
 	}
+	s.fast = nil
 	if !nodeHasAllKeys(node.Labels, s.constraints) {
 		return
 	}
@@ -146,29 +162,21 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 			s.selfMatch[i] = 1
 		}
 	}
-	required := nodeaffinity.GetRequiredNodeAffinity(pod)
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if pl.countFromIndex(s, pod, nodes) {
 		s.initCriticalPaths()
+		s.fast = pl.buildFastFilter(s, nodes)
 		cs.Write(preFilterStateKey, s)
 		return nil, nil
 	}
 	counter := pl.newCounter(constraints, pod.Namespace, len(nodes))
-	for _, ni := range nodes {
-		node := ni.Node
-		if node == nil || !nodeHasAllKeys(node.Labels, constraints) {
-			continue
-		}
-		for i := range constraints {
-			c := &constraints[i]
-			if !c.matchNodeInclusionPolicies(pod, node, required) {
-				continue
-			}
-			s.tpValueToMatchNum[i][node.Labels[c.TopologyKey]] += counter.count(i, ni)
-		}
-	}
+	// Every node that carries all keys and passes the inclusion policies
+	// takes part (walk.go).
+	pl.index.Update(pl.handle, nodes)
+	pl.walkIndexed(s, pod, nodes, counter)
 	s.initCriticalPaths()
+	s.fast = pl.buildFastFilter(s, nodes)
 	cs.Write(preFilterStateKey, s)
 	return nil, nil
 }
@@ -293,21 +301,19 @@ func (pl *Plugin) Filter(cs *framework.CycleState, pi *framework.PodInfo, nodeIn
 	if len(s.constraints) == 0 {
 		return nil
 	}
+	if s.fast != nil {
+		if st, ok := s.fast.filter(s, pi, nodeInfo); ok {
+			return st
+		}
+	}
 	node := nodeInfo.Node
-	podLabels := labels.Set(pi.Pod.Labels)
 	for i := range s.constraints {
 		c := &s.constraints[i]
 		value, ok := node.Labels[c.TopologyKey]
 		if !ok {
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
 		}
-		self := 0
-		if pi.Pod == s.pod && s.selfMatch != nil {
-			self = s.selfMatch[i]
-		} else if c.Selector.Matches(podLabels) {
-			self = 1
-		}
-		skew := s.tpValueToMatchNum[i][value] + self - s.minMatchNum(i, c.MinDomains)
+		skew := s.tpValueToMatchNum[i][value] + s.self(i, pi) - s.minMatchNum(i, c.MinDomains)
 		if skew > int(c.MaxSkew) {
 			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
 		}

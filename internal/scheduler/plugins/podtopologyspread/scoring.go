@@ -32,8 +32,10 @@ type preScoreState struct {
 	// counter answers the hostname constraints' per-node counts in Score
 	// from the plugin's class cache (used with the plugin's lock held).
 	counter *counter
-	// columns, when set, hold each constraint's topology key per node.
+	// columns, when set, hold each constraint's topology key per node;
+	// ix, when set, reads them by node position (walk.go).
 	columns []*helper.LabelColumn
+	ix      *indexedLabels
 }
 
 // label is node.Labels[constraint i's key], from the column when there is one.
@@ -75,9 +77,15 @@ func (pl *Plugin) initPreScoreState(s *preScoreState, pod *v1.Pod, filtered []*f
 			s.columns[i] = pl.index.Column(s.constraints[i].TopologyKey)
 		}
 	}
+	var ix *indexedLabels
+	if indexed {
+		ix = pl.newIndexedLabels(s.constraints)
+		s.ix = ix
+	}
 	for _, ni := range filtered {
 		node := ni.Node
-		if requireAllTopologies && !nodeHasAllKeys(node.Labels, s.constraints) {
+		p := ix.position(ni)
+		if requireAllTopologies && !ix.hasAllKeys(p, node, s.constraints) {
 			s.ignoredNodes.Insert(node.Name)
 			continue
 		}
@@ -87,7 +95,7 @@ func (pl *Plugin) initPreScoreState(s *preScoreState, pod *v1.Pod, filtered []*f
 				continue
 			}
 			// A missing key yields the domain "" (only reachable with system defaults).
-			value, _ := s.label(i, ni)
+			value := ix.value(p, i, ni, s)
 			if _, ok := s.topologyValueToPodCounts[i][value]; !ok {
 				s.topologyValueToPodCounts[i][value] = 0
 			}
@@ -182,9 +190,10 @@ func (pl *Plugin) Score(cs *framework.CycleState, pi *framework.PodInfo, nodeInf
 		return 0, nil
 	}
 	var score float64
+	p := s.ix.position(nodeInfo)
 	for i := range s.constraints {
 		c := &s.constraints[i]
-		value, ok := s.label(i, nodeInfo)
+		value, ok := s.ix.label(p, i, nodeInfo, s)
 		if !ok {
 			continue
 		}
