@@ -32,56 +32,19 @@ func Regarding(kind, apiVersion string, m metav1.Object) corev1.ObjectReference 
 	}
 }
 
-// eventIndex maps an event's identity (without and with its message) to the
-// newest event with that identity, which is the one Record folds into.
-type eventIndex struct {
-	// events is len(Events) when the index was last in step with it.
-	events    int
-	first     *corev1.Event
-	byObject  map[string]*corev1.Event
-	byMessage map[string]*corev1.Event
-}
-
-func eventKey(component, reason, eventType string, ref *corev1.ObjectReference) string {
-	return component + "\x00" + reason + "\x00" + eventType + "\x00" + ref.Kind + "\x00" + ref.Namespace + "\x00" + ref.Name + "\x00" + string(ref.UID)
-}
-
-func (x *eventIndex) add(e *corev1.Event) {
-	k := eventKey(e.Source.Component, e.Reason, e.Type, &e.InvolvedObject)
-	x.byObject[k] = e
-	x.byMessage[k+"\x00"+e.Message] = e
-}
-
-// index returns the event index, rebuilding it if Events was changed other
-// than through Record (loaded from disk, trimmed, appended to directly).
-func (s *State) index() *eventIndex {
-	x := &s.eventIndex
-	var first *corev1.Event
-	if len(s.Events) > 0 {
-		first = s.Events[0]
-	}
-	if x.byObject == nil || x.events != len(s.Events) || x.first != first {
-		*x = eventIndex{events: len(s.Events), first: first, byObject: map[string]*corev1.Event{}, byMessage: map[string]*corev1.Event{}}
-		for _, e := range s.Events {
-			x.add(e)
-		}
-	}
-	return x
-}
-
 // Record appends an event at the current virtual time, folding repeats.
 func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventType, reason, message string) *corev1.Event {
 	now := metav1.NewTime(s.Now)
 	x := s.index()
-	k := eventKey(src.Component, reason, eventType, &regarding)
+	id := eventID{src.Component, reason, eventType, &regarding}
 	var e *corev1.Event
 	if src.Series {
-		e = x.byObject[k]
+		e = x.latest(id)
 		if e != nil && s.Now.Sub(e.LastTimestamp.Time).Seconds() > seriesWindow {
 			e = nil
 		}
 	} else {
-		e = x.byMessage[k+"\x00"+message]
+		e = x.withMessage(id, message)
 	}
 	if e != nil {
 		e.Count++
@@ -104,7 +67,7 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 		},
 		InvolvedObject:      regarding,
 		Reason:              reason,
-		Message:             message,
+		Message:             x.intern(message, regarding.Name),
 		Source:              corev1.EventSource{Component: src.Component},
 		FirstTimestamp:      now,
 		LastTimestamp:       now,
@@ -124,8 +87,7 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 // HasEvent reports whether an event from component with this type and reason
 // about the object is in the log (a constant-time lookup in the index).
 func (s *State) HasEvent(component, eventType, reason string, regarding corev1.ObjectReference) bool {
-	_, ok := s.index().byObject[eventKey(component, reason, eventType, &regarding)]
-	return ok
+	return s.index().latest(eventID{component, reason, eventType, &regarding}) != nil
 }
 
 func eventNamespace(ref corev1.ObjectReference) string {

@@ -57,6 +57,7 @@ type Kind struct {
 	newObj func() runtime.Object
 	// eachUID visits the uid of every stored object, in no particular order.
 	eachUID func(s *State, visit func(types.UID))
+	each    func(s *State, visit func(metav1.Object))
 }
 
 // PrinterColumn is one of a CustomResourceDefinition's
@@ -113,6 +114,10 @@ func (k *Kind) Remove(s *State, key string) { k.remove(s, key) }
 // List returns every stored object of this kind in key order.
 func (k *Kind) List(s *State) []runtime.Object { return k.list(s) }
 
+// Each visits every stored object of this kind in no particular order, for
+// passes whose outcome does not depend on order (no sorting, no list).
+func (k *Kind) Each(s *State, visit func(metav1.Object)) { k.each(s, visit) }
+
 // NewKind completes a kind description with the accessors of its typed map
 // in State (field returns a pointer to that map).
 func NewKind[T runtime.Object](k Kind, field func(*State) *map[string]T) *Kind {
@@ -153,6 +158,13 @@ func NewKind[T runtime.Object](k Kind, field func(*State) *map[string]T) *Kind {
 		for _, obj := range *field(s) {
 			if m, ok := any(obj).(metav1.Object); ok {
 				visit(m.GetUID())
+			}
+		}
+	}
+	k.each = func(s *State, visit func(metav1.Object)) {
+		for _, obj := range *field(s) {
+			if m, ok := any(obj).(metav1.Object); ok {
+				visit(m)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ package controllerutil
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -72,7 +73,7 @@ func IsPodTerminating(pod *corev1.Pod) bool {
 
 // IsControlledBy reports whether obj's controller reference points at uid.
 func IsControlledBy(obj metav1.Object, uid string) bool {
-	ref := metav1.GetControllerOf(obj)
+	ref := metav1.GetControllerOfNoCopy(obj)
 	return ref != nil && string(ref.UID) == uid
 }
 
@@ -228,26 +229,45 @@ func PodsToDelete(pods, related []*corev1.Pod, diff int, now time.Time) []*corev
 // matches and canAdopt accepts, and releases the owner's pods the selector no
 // longer matches (ControllerRefManager.ClaimPods); it reports any change.
 func ClaimPods(s *cluster.State, owner metav1.Object, apiVersion, kind string, selector labels.Selector, canAdopt func(*corev1.Pod) bool) bool {
-	changed := false
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		p := s.Pods[k]
+	// Whether a pod is adopted or released depends on that pod alone, so
+	// the pods are examined in any order and only the ones to change are
+	// sorted: every round pays one pass, not a sort of every pod.
+	var adopt, release []string
+	for k, p := range s.Pods {
 		if p.Namespace != owner.GetNamespace() || p.DeletionTimestamp != nil {
 			continue
 		}
-		ref := metav1.GetControllerOf(p)
+		ref := metav1.GetControllerOfNoCopy(p)
+		if ref != nil && ref.UID != owner.GetUID() {
+			continue
+		}
 		matches := selector.Matches(labels.Set(p.Labels))
 		switch {
 		case ref == nil && matches && canAdopt(p) && IsPodActive(p):
+			adopt = append(adopt, k)
+		case ref != nil && !matches:
+			release = append(release, k)
+		}
+	}
+	if len(adopt) == 0 && len(release) == 0 {
+		return false
+	}
+	keys := append(adopt, release...)
+	slices.Sort(keys)
+	adopting := map[string]bool{}
+	for _, k := range adopt {
+		adopting[k] = true
+	}
+	for _, k := range keys {
+		p := s.Pods[k]
+		if adopting[k] {
 			p.OwnerReferences = append(p.OwnerReferences, NewControllerRef(owner, apiVersion, kind))
-		case ref != nil && ref.UID == owner.GetUID() && !matches:
+		} else {
 			ReleasePod(p, owner.GetUID())
-		default:
-			continue
 		}
 		p.ResourceVersion = s.Bump()
-		changed = true
 	}
-	return changed
+	return true
 }
 
 // ReleasePod drops the pod's owner references to uid.

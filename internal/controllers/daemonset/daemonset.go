@@ -6,6 +6,7 @@ package daemonset
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -73,12 +74,17 @@ func syncDaemonSet(s *cluster.State, ds *appsv1.DaemonSet) (bool, error) {
 // nodeToDaemonPods maps each target node to the DaemonSet's pods meant for
 // it, oldest first; pods without a target node are listed under "".
 func nodeToDaemonPods(s *cluster.State, ds *appsv1.DaemonSet) map[string][]*corev1.Pod {
-	out := map[string][]*corev1.Pod{}
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		p := s.Pods[k]
-		if p.Namespace != ds.Namespace || !controllerutil.IsControlledBy(p, string(ds.UID)) || p.DeletionTimestamp != nil {
-			continue
+	// One pass in map order, then the DaemonSet's own pods in key order.
+	var keys []string
+	for k, p := range s.Pods {
+		if p.Namespace == ds.Namespace && p.DeletionTimestamp == nil && controllerutil.IsControlledBy(p, string(ds.UID)) {
+			keys = append(keys, k)
 		}
+	}
+	slices.Sort(keys)
+	out := map[string][]*corev1.Pod{}
+	for _, k := range keys {
+		p := s.Pods[k]
 		node, _ := TargetNode(p)
 		out[node] = append(out[node], p)
 	}

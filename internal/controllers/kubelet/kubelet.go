@@ -6,9 +6,11 @@
 package kubelet
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -101,32 +103,33 @@ func (c *Controller) Name() string { return Name }
 
 // Sync advances every bound, non-terminal pod as far as virtual time allows.
 // Pods are handled in creation order, as HandlePodAdditions sorts them.
+// Pods that are running, ready and on their spec's images have nothing
+// left to do and are not sorted or visited: at 100,000 pods most of them
+// are settled, and a sync only pays for the pods still starting.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	var pods, terminating []*corev1.Pod
-	nodes := &nodeInfos{s: s, admitted: map[string][]*corev1.Pod{}, infos: map[string]*framework.NodeInfo{}}
+	nodes := &nodeInfos{s: s, infos: map[string]*framework.NodeInfo{}}
 	nodes.allocate = func(node *corev1.Node) (string, error) { return fallbackPodIP(s, node) }
 	if c.allocator != nil {
 		nodes.allocate = c.allocator(s)
 	}
-	// Creation order breaks ties of the second-resolution timestamps, as the
-	// order the pods reached the kubelet would (docs/ordering.md).
-	for _, k := range cluster.CreationOrder(s, s.Pods) {
-		p := s.Pods[k]
-		if p.Spec.NodeName != "" && !cluster.IsTerminal(p) && p.DeletionTimestamp != nil {
-			terminating = append(terminating, p)
-			if p.Status.StartTime != nil && !stopsNow(s, p) {
-				// Its containers still hold their share of the node.
-				nodes.admitted[p.Spec.NodeName] = append(nodes.admitted[p.Spec.NodeName], p)
-			}
+	for _, p := range s.Pods {
+		if p.Spec.NodeName == "" || cluster.IsTerminal(p) {
+			continue
 		}
-		if p.Spec.NodeName != "" && !cluster.IsTerminal(p) && p.DeletionTimestamp == nil {
+		if p.DeletionTimestamp != nil {
+			terminating = append(terminating, p)
+			continue
+		}
+		if !settled(p) {
 			pods = append(pods, p)
-			if p.Status.StartTime != nil {
-				nodes.admitted[p.Spec.NodeName] = append(nodes.admitted[p.Spec.NodeName], p)
-			}
 		}
 	}
-	sort.SliceStable(pods, func(i, j int) bool { return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp) })
+	// Creation timestamps first, then creation order, which breaks ties of
+	// the second-resolution timestamps as the order the pods reached the
+	// kubelet would (docs/ordering.md).
+	sortForKubelet(s, pods)
+	cluster.SortByCreation(s, terminating)
 	changed := syncNodeHeartbeats(s)
 	if syncTerminating(s, terminating) {
 		changed = true
@@ -148,6 +151,45 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		changed = changed || ch
 	}
 	return changed, nil
+}
+
+// settled: the pod runs, is ready and runs its spec's images, so syncPod
+// would leave it as it is.
+func settled(pod *corev1.Pod) bool {
+	if pod.Status.StartTime == nil || pod.Status.Phase != corev1.PodRunning || !controllerutil.IsPodReady(pod) {
+		return false
+	}
+	if c := controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers); c == nil || c.Status != corev1.ConditionTrue {
+		return false
+	}
+	return !imagesChanged(pod)
+}
+
+// sortForKubelet orders pods by creation timestamp, then create revision,
+// then key, with the sort keys read once per pod.
+func sortForKubelet(s *cluster.State, pods []*corev1.Pod) {
+	type entry struct {
+		created time.Time
+		rev     int64
+		key     string
+		pod     *corev1.Pod
+	}
+	entries := make([]entry, len(pods))
+	for i, p := range pods {
+		entries[i] = entry{p.CreationTimestamp.Time, s.CreateRevisions[p.UID], cluster.Key(p.Namespace, p.Name), p}
+	}
+	slices.SortFunc(entries, func(a, b entry) int {
+		if c := a.created.Compare(b.created); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.rev, b.rev); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	for i := range entries {
+		pods[i] = entries[i].pod
+	}
 }
 
 func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.Node) (bool, error) {
@@ -257,7 +299,9 @@ func admit(s *cluster.State, ni *framework.NodeInfo, pod *corev1.Pod, node *core
 // nodeInfos holds, per node, the pods its kubelet has admitted, built once
 // per sync and extended as pods are admitted.
 type nodeInfos struct {
-	s        *cluster.State
+	s *cluster.State
+	// admitted lists, per node, the pods its kubelet had admitted when the
+	// sync began; built at the first admission.
 	admitted map[string][]*corev1.Pod
 	infos    map[string]*framework.NodeInfo
 	allocate func(*corev1.Node) (string, error)
@@ -269,6 +313,20 @@ func (n *nodeInfos) get(node *corev1.Node) *framework.NodeInfo {
 	if ni, ok := n.infos[node.Name]; ok {
 		return ni
 	}
+	if n.admitted == nil {
+		// No pod has been admitted in this sync before (every admission
+		// goes through get), so the state still shows the sync's start.
+		n.admitted = map[string][]*corev1.Pod{}
+		for _, p := range n.s.Pods {
+			// Terminating pods still here after syncTerminating hold
+			// their share of the node until their containers stop.
+			if p.Spec.NodeName != "" && !cluster.IsTerminal(p) && p.Status.StartTime != nil {
+				n.admitted[p.Spec.NodeName] = append(n.admitted[p.Spec.NodeName], p)
+			}
+		}
+	}
+	// Admission only sums requests and collects host ports, so the order
+	// the admitted pods are added in does not matter.
 	ni := framework.NewNodeInfo(node)
 	for _, p := range n.admitted[node.Name] {
 		ni.AddPod(framework.NewPodInfo(p, n.podLevel()))
@@ -616,6 +674,21 @@ func hex64(s *cluster.State) string {
 	return fmt.Sprintf("%016x%016x%016x%016x", s.Rand.Uint64(), s.Rand.Uint64(), s.Rand.Uint64(), s.Rand.Uint64())
 }
 
+// imagesChanged: a running container's status shows another image than
+// its spec (what restartChangedImages acts on).
+func imagesChanged(pod *corev1.Pod) bool {
+	for i, c := range pod.Spec.Containers {
+		if i >= len(pod.Status.ContainerStatuses) {
+			break
+		}
+		cs := &pod.Status.ContainerStatuses[i]
+		if cs.Name == c.Name && cs.State.Running != nil && cs.Image != normalizeImage(c.Image) {
+			return true
+		}
+	}
+	return false
+}
+
 // fallbackPodIP derives an address from the state's write counter, which
 // never repeats: unique and O(1), for wiring without a VPC model.
 func fallbackPodIP(s *cluster.State, _ *corev1.Node) (string, error) {
@@ -628,6 +701,9 @@ func fallbackPodIP(s *cluster.State, _ *corev1.Node) (string, error) {
 // image (restart count up by one, a new container ID). berth models this as
 // instantaneous and records no events for it.
 func restartChangedImages(s *cluster.State, pod *corev1.Pod) bool {
+	if !imagesChanged(pod) {
+		return false
+	}
 	changed := false
 	for i, c := range pod.Spec.Containers {
 		if i >= len(pod.Status.ContainerStatuses) {

@@ -10,6 +10,8 @@
 package nodelifecycle
 
 import (
+	"slices"
+
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/controllers/controllerutil"
 	corev1 "k8s.io/api/core/v1"
@@ -45,17 +47,33 @@ func (c *Controller) Name() string { return Name }
 // the same place; a pod already at Ready=False is left alone, which makes it
 // happen once.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
-	podsByNode := map[string][]*corev1.Pod{}
-	for _, k := range cluster.SortedKeys(s.Pods) {
-		p := s.Pods[k]
-		if p.Spec.NodeName != "" {
-			podsByNode[p.Spec.NodeName] = append(podsByNode[p.Spec.NodeName], p)
+	// Only pods on not-ready nodes are looked at: nothing is sorted or
+	// grouped while every node is Ready (docs/simulation-speed.md).
+	notReady := map[string]bool{}
+	for name, node := range s.Nodes {
+		if NodeNotReady(node) {
+			notReady[name] = true
 		}
+	}
+	if len(notReady) == 0 {
+		return false, nil
+	}
+	var keys []string
+	for k, p := range s.Pods {
+		if notReady[p.Spec.NodeName] {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	podsByNode := map[string][]*corev1.Pod{}
+	for _, k := range keys {
+		p := s.Pods[k]
+		podsByNode[p.Spec.NodeName] = append(podsByNode[p.Spec.NodeName], p)
 	}
 	changed := false
 	for _, nk := range cluster.SortedKeys(s.Nodes) {
 		node := s.Nodes[nk]
-		if !NodeNotReady(node) {
+		if !notReady[nk] {
 			continue
 		}
 		for _, p := range podsByNode[node.Name] {

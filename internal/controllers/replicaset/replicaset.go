@@ -5,6 +5,8 @@
 package replicaset
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/berth-sim/berth/internal/admission"
@@ -69,17 +71,19 @@ func syncReplicaSet(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) (bool
 		controllerutil.AddTimerOnce(s, cluster.Timer{At: s.Now.Add(RejectionBackoff), Owner: Name, Object: cluster.Key(rs.Namespace, rs.Name)})
 	case diff < 0:
 		created, err := createPods(s, rs, min(-diff, BurstReplicas))
-		changed = changed || created > 0
-		ix.dirty = ix.dirty || created > 0
+		changed = changed || len(created) > 0
+		if len(created) > 0 {
+			ix.touch(rs, created)
+		}
 		manageErr = err
 	case diff > 0:
 		related := relatedPods(s, ix, rs)
 		for _, p := range controllerutil.PodsToDelete(pods, related, min(diff, BurstReplicas), s.Now) {
 			s.GracefulDeletePod(p, nil)
-			ix.dirty = true
 			s.Record(source, regarding(rs), corev1.EventTypeNormal, SuccessfulDeleteReason, "Deleted pod: "+p.Name)
 			changed = true
 		}
+		ix.touch(rs, nil)
 	}
 	if updateStatus(s, rs, ix.active(rs), manageErr) {
 		changed = true
@@ -101,13 +105,17 @@ func rejectedNow(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) bool {
 }
 
 // podIndex groups pods by controller UID (and orphans by namespace) in one
-// pass over the state, so a sync is linear in the number of pods. It is
-// rebuilt when this controller adds, removes or re-parents pods.
+// pass over the state, so a sync is linear in the number of pods. Each group
+// is put in key order when first read. Pods this controller creates or
+// deletes for a ReplicaSet update that set's group only (touch); adopting or
+// releasing pods rebuilds the whole index.
 type podIndex struct {
 	s       *cluster.State
 	dirty   bool
 	byOwner map[types.UID][]*corev1.Pod
 	orphans map[string][]*corev1.Pod
+	// sorted holds the owners and namespaces whose group is in key order.
+	sorted map[string]bool
 }
 
 func (ix *podIndex) ensure() {
@@ -116,9 +124,9 @@ func (ix *podIndex) ensure() {
 	}
 	ix.byOwner = map[types.UID][]*corev1.Pod{}
 	ix.orphans = map[string][]*corev1.Pod{}
-	for _, k := range cluster.SortedKeys(ix.s.Pods) {
-		p := ix.s.Pods[k]
-		if ref := metav1.GetControllerOf(p); ref != nil {
+	ix.sorted = map[string]bool{}
+	for _, p := range ix.s.Pods {
+		if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
 			ix.byOwner[ref.UID] = append(ix.byOwner[ref.UID], p)
 		} else {
 			ix.orphans[p.Namespace] = append(ix.orphans[p.Namespace], p)
@@ -127,10 +135,46 @@ func (ix *podIndex) ensure() {
 	ix.dirty = false
 }
 
+// inKeyOrder sorts a group once; the sorted marks are keyed "o/"+uid for
+// owners and "n/"+namespace for orphans.
+func (ix *podIndex) inKeyOrder(mark string, pods []*corev1.Pod) []*corev1.Pod {
+	if !ix.sorted[mark] {
+		sortByKey(pods)
+		ix.sorted[mark] = true
+	}
+	return pods
+}
+
+func sortByKey(pods []*corev1.Pod) {
+	slices.SortFunc(pods, func(a, b *corev1.Pod) int {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+			// Keys are "namespace/name": compare as the joined strings do.
+			return strings.Compare(cluster.Key(a.Namespace, a.Name), cluster.Key(b.Namespace, b.Name))
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// touch brings rs's group up to date after this controller created the
+// pods in added and deleted some of the group's pods.
+func (ix *podIndex) touch(rs *appsv1.ReplicaSet, added []*corev1.Pod) {
+	if ix.dirty {
+		return
+	}
+	kept := ix.byOwner[rs.UID][:0:0]
+	for _, p := range ix.byOwner[rs.UID] {
+		if ix.s.Pods[cluster.Key(p.Namespace, p.Name)] == p {
+			kept = append(kept, p)
+		}
+	}
+	ix.byOwner[rs.UID] = append(kept, added...)
+	ix.sorted["o/"+string(rs.UID)] = false
+}
+
 // owned returns every pod rs controls, whatever its phase, in key order.
 func (ix *podIndex) owned(rs *appsv1.ReplicaSet) []*corev1.Pod {
 	ix.ensure()
-	return ix.byOwner[rs.UID]
+	return ix.inKeyOrder("o/"+string(rs.UID), ix.byOwner[rs.UID])
 }
 
 // active returns the active pods rs controls, in key order.
@@ -161,14 +205,14 @@ func ActivePods(s *cluster.State, rs *appsv1.ReplicaSet) []*corev1.Pod {
 func claimPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet, selector labels.Selector) bool {
 	changed := false
 	ix.ensure()
-	for _, p := range ix.orphans[rs.Namespace] {
+	for _, p := range ix.inKeyOrder("n/"+rs.Namespace, ix.orphans[rs.Namespace]) {
 		if p.DeletionTimestamp == nil && controllerutil.IsPodActive(p) && selector.Matches(labels.Set(p.Labels)) {
 			p.OwnerReferences = append(p.OwnerReferences, controllerutil.NewControllerRef(rs, "apps/v1", "ReplicaSet"))
 			p.ResourceVersion = s.Bump()
 			changed = true
 		}
 	}
-	for _, p := range ix.byOwner[rs.UID] {
+	for _, p := range ix.owned(rs) {
 		if p.DeletionTimestamp != nil || selector.Matches(labels.Set(p.Labels)) {
 			continue
 		}
@@ -216,7 +260,9 @@ func PodFromTemplate(rs *appsv1.ReplicaSet) *corev1.Pod {
 	return pod
 }
 
-func createPods(s *cluster.State, rs *appsv1.ReplicaSet, n int) (int, error) {
+// createPods creates up to n pods and returns those it created.
+func createPods(s *cluster.State, rs *appsv1.ReplicaSet, n int) ([]*corev1.Pod, error) {
+	created := make([]*corev1.Pod, 0, n)
 	for i := 0; i < n; i++ {
 		pod := PodFromTemplate(rs)
 		if err := admission.CreatePod(s, pod); err != nil {
@@ -225,11 +271,12 @@ func createPods(s *cluster.State, rs *appsv1.ReplicaSet, n int) (int, error) {
 			if c := replicaFailure(rs); c == nil || c.Message != err.Error() {
 				s.Record(source, regarding(rs), corev1.EventTypeWarning, FailedCreateReason, "Error creating: "+err.Error())
 			}
-			return i, err
+			return created, err
 		}
+		created = append(created, pod)
 		s.Record(source, regarding(rs), corev1.EventTypeNormal, SuccessfulCreateReason, "Created pod: "+pod.Name)
 	}
-	return n, nil
+	return created, nil
 }
 
 func replicaFailure(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetCondition {

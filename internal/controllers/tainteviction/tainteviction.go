@@ -7,6 +7,7 @@ package tainteviction
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/berth-sim/berth/internal/cluster"
@@ -43,12 +44,33 @@ func New() *Controller { return &Controller{} }
 // Name implements sim.Controller.
 func (c *Controller) Name() string { return Name }
 
-// Sync examines every bound pod against its node's NoExecute taints.
+// Sync examines every bound pod against its node's NoExecute taints. A pod
+// on a node without NoExecute taints and with no eviction scheduled has
+// nothing to cancel or evict, so only the others are visited (in key order).
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
+	scheduled := map[string]bool{}
+	for _, t := range s.Timers {
+		if t.Owner == Name && t.At.After(s.Now) {
+			scheduled[t.Object] = true
+		}
+	}
+	tainted := map[string]bool{}
+	for name, node := range s.Nodes {
+		if len(noExecuteTaints(node)) > 0 {
+			tainted[name] = true
+		}
+	}
+	var keys []string
+	for key, pod := range s.Pods {
+		if pod.Spec.NodeName != "" && (tainted[pod.Spec.NodeName] || scheduled[key]) {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
 	changed := false
-	for _, key := range cluster.SortedKeys(s.Pods) {
+	for _, key := range keys {
 		pod := s.Pods[key]
-		if pod.Spec.NodeName == "" || cluster.IsTerminal(pod) || pod.DeletionTimestamp != nil {
+		if pod == nil || cluster.IsTerminal(pod) || pod.DeletionTimestamp != nil {
 			continue
 		}
 		node, ok := s.Nodes[pod.Spec.NodeName]

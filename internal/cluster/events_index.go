@@ -1,0 +1,140 @@
+package cluster
+
+import (
+	"hash/maphash"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The event index finds the event Record folds a repeat into. At 100,000
+// pods the log holds over half a million events, so the index keys them by
+// a 64-bit hash of their identity rather than by the identity's text (two
+// strings of a hundred bytes or more per event), and every hit is checked
+// against the event itself. An identity whose hash is already taken by
+// another identity goes to a small exact map instead, so a collision never
+// changes which event is found (docs/simulation-speed.md).
+
+// eventID is what folds: who reported it, why, and about which object.
+// The message joins it for events that fold only identical messages.
+type eventID struct {
+	component, reason, eventType string
+	ref                          *corev1.ObjectReference
+}
+
+func (id eventID) of(e *corev1.Event) bool {
+	r := &e.InvolvedObject
+	return e.Source.Component == id.component && e.Reason == id.reason && e.Type == id.eventType &&
+		r.Kind == id.ref.Kind && r.Namespace == id.ref.Namespace && r.Name == id.ref.Name && r.UID == id.ref.UID
+}
+
+func (id eventID) text() string {
+	return id.component + "\x00" + id.reason + "\x00" + id.eventType + "\x00" + id.ref.Kind + "\x00" + id.ref.Namespace + "\x00" + id.ref.Name + "\x00" + string(id.ref.UID)
+}
+
+func eventIDOf(e *corev1.Event) eventID {
+	return eventID{e.Source.Component, e.Reason, e.Type, &e.InvolvedObject}
+}
+
+// eventIndex maps an event's identity (without and with its message) to the
+// newest event with that identity.
+type eventIndex struct {
+	// events is len(Events) when the index was last in step with it.
+	events    int
+	first     *corev1.Event
+	seed      maphash.Seed
+	byObject  map[uint64]*corev1.Event
+	byMessage map[uint64]*corev1.Event
+	// The exact maps hold the identities whose hash another one holds.
+	objectSpill  map[string]*corev1.Event
+	messageSpill map[string]*corev1.Event
+	// messages shares one copy of each message text among the events
+	// (most are the same few texts: "Started container", pulls...).
+	messages map[string]string
+}
+
+func (x *eventIndex) hash(id eventID, message *string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(x.seed)
+	for _, part := range [...]string{id.component, id.reason, id.eventType, id.ref.Kind, id.ref.Namespace, id.ref.Name, string(id.ref.UID)} {
+		h.WriteString(part)
+		h.WriteByte(0)
+	}
+	if message != nil {
+		h.WriteByte(1)
+		h.WriteString(*message)
+	}
+	return h.Sum64()
+}
+
+func (x *eventIndex) add(e *corev1.Event) {
+	id := eventIDOf(e)
+	if h := x.hash(id, nil); x.byObject[h] == nil || id.of(x.byObject[h]) {
+		x.byObject[h] = e
+	} else {
+		x.objectSpill[id.text()] = e
+	}
+	if h := x.hash(id, &e.Message); x.byMessage[h] == nil || (id.of(x.byMessage[h]) && x.byMessage[h].Message == e.Message) {
+		x.byMessage[h] = e
+	} else {
+		x.messageSpill[id.text()+"\x00"+e.Message] = e
+	}
+}
+
+// latest is the newest event with this identity, or nil.
+func (x *eventIndex) latest(id eventID) *corev1.Event {
+	if e := x.byObject[x.hash(id, nil)]; e != nil && id.of(e) {
+		return e
+	}
+	if len(x.objectSpill) == 0 {
+		return nil
+	}
+	return x.objectSpill[id.text()]
+}
+
+// withMessage is the newest event with this identity and message, or nil.
+func (x *eventIndex) withMessage(id eventID, message string) *corev1.Event {
+	if e := x.byMessage[x.hash(id, &message)]; e != nil && id.of(e) && e.Message == message {
+		return e
+	}
+	if len(x.messageSpill) == 0 {
+		return nil
+	}
+	return x.messageSpill[id.text()+"\x00"+message]
+}
+
+// intern returns the shared copy of a message text. A message naming its
+// object ("Created pod: web-x1", "Successfully assigned ...") is one of a
+// kind and kept as it is.
+func (x *eventIndex) intern(message, object string) string {
+	if object != "" && strings.Contains(message, object) {
+		return message
+	}
+	if m, ok := x.messages[message]; ok {
+		return m
+	}
+	x.messages[message] = message
+	return message
+}
+
+// index returns the event index, rebuilding it if Events was changed other
+// than through Record (loaded from disk, trimmed, appended to directly).
+func (s *State) index() *eventIndex {
+	x := &s.eventIndex
+	var first *corev1.Event
+	if len(s.Events) > 0 {
+		first = s.Events[0]
+	}
+	if x.byObject == nil || x.events != len(s.Events) || x.first != first {
+		*x = eventIndex{
+			events: len(s.Events), first: first, seed: maphash.MakeSeed(),
+			byObject: map[uint64]*corev1.Event{}, byMessage: map[uint64]*corev1.Event{},
+			objectSpill: map[string]*corev1.Event{}, messageSpill: map[string]*corev1.Event{},
+			messages: map[string]string{},
+		}
+		for _, e := range s.Events {
+			x.add(e)
+		}
+	}
+	return x
+}

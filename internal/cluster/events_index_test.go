@@ -1,0 +1,62 @@
+package cluster
+
+import (
+	"strings"
+	"testing"
+	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// TestEventIndexCollisions puts a foreign event under the hash of an
+// identity, as a hash collision would, and checks that Record and HasEvent
+// still find exactly the events of that identity.
+func TestEventIndexCollisions(t *testing.T) {
+	ref := corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p", UID: "u"}
+	other := corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "q", UID: "v"}
+	series := EventSource{Component: "default-scheduler", Series: true}
+	legacy := EventSource{Component: "kubelet"}
+	tests := []struct {
+		name string
+		src  EventSource
+	}{
+		{"series", series},
+		{"legacy", legacy},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New("1.36", 1)
+			foreign := s.Record(tt.src, other, "Warning", "R", "m")
+			x := s.index()
+			id := eventID{tt.src.Component, "R", "Warning", &ref}
+			msg := "m"
+			x.byObject[x.hash(id, nil)] = foreign
+			x.byMessage[x.hash(id, &msg)] = foreign
+			if s.HasEvent(tt.src.Component, "Warning", "R", ref) {
+				t.Fatal("HasEvent found the colliding event of another object")
+			}
+			first := s.Record(tt.src, ref, "Warning", "R", "m")
+			if first == foreign || first.InvolvedObject.Name != "p" || first.Count != 1 {
+				t.Fatalf("first record folded into %s (count %d)", first.InvolvedObject.Name, first.Count)
+			}
+			again := s.Record(tt.src, ref, "Warning", "R", "m")
+			if again != first || again.Count != 2 || foreign.Count != 1 {
+				t.Fatalf("repeat: same event %v, counts %d and %d", again == first, again.Count, foreign.Count)
+			}
+			if !s.HasEvent(tt.src.Component, "Warning", "R", ref) || len(s.Events) != 2 {
+				t.Fatalf("HasEvent after spill, %d events", len(s.Events))
+			}
+		})
+	}
+}
+
+func TestEventMessagesShared(t *testing.T) {
+	s := New("1.36", 1)
+	a := s.Record(EventSource{Component: "kubelet"}, corev1.ObjectReference{Kind: "Pod", Name: "web-1", UID: "1"}, "Normal", "Started", strings.Clone("Started container"))
+	b := s.Record(EventSource{Component: "kubelet"}, corev1.ObjectReference{Kind: "Pod", Name: "web-2", UID: "2"}, "Normal", "Started", strings.Clone("Started container"))
+	if a.Message != b.Message || unsafeData(a.Message) != unsafeData(b.Message) {
+		t.Fatal("equal messages are not shared")
+	}
+}
+
+func unsafeData(s string) *byte { return unsafe.StringData(s) }
