@@ -140,8 +140,8 @@ func measure(bin, file, tmp string, runs int, withUpstream bool) (row, error) {
 		if err != nil {
 			return r, fmt.Errorf("%s: upstream: %w", file, err)
 		}
-		logf("%s: upstream run %d: %.2f s in scheduling cycles (%.2f s loop), %d/%d pods scheduled",
-			r.name, i+1, res.Cycle.Seconds(), res.Wall.Seconds(), res.Scheduled, res.Pods)
+		logf("%s: upstream run %d: %.2f s in scheduling cycles (%.2f s loop, %.2f s CPU), %d/%d pods scheduled",
+			r.name, i+1, res.Cycle.Seconds(), res.Wall.Seconds(), res.CPU.Seconds(), res.Scheduled, res.Pods)
 		if i > 0 {
 			res.Placement = nil
 		}
