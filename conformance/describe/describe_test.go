@@ -3,7 +3,6 @@ package describe
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -177,30 +176,9 @@ func compareState(t *testing.T, pos string, s *cluster.State, perKind, documente
 func runBlock(t *testing.T, repo, stateDir string, d *datadriven.TestData) {
 	t.Helper()
 	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-		words, err := cli.SplitWords(line)
+		args, stdin, err := cli.ScenarioCommand(repo, stateDir, line)
 		if err != nil {
 			t.Fatalf("%s: %v", d.Pos, err)
-		}
-		if len(words) == 0 || words[0] != "berth" {
-			t.Fatalf("%s: command must start with berth: %q", d.Pos, line)
-		}
-		stdin := ""
-		if n := len(words); n >= 3 && words[n-2] == "<" {
-			data, err := os.ReadFile(filepath.Join(repo, "internal/cli", words[n-1]))
-			if err != nil {
-				t.Fatalf("%s: %v", d.Pos, err)
-			}
-			stdin, words = string(data), words[:n-2]
-		}
-		args := []string{"--state", stateDir}
-		for _, w := range words[1:] {
-			switch {
-			case strings.HasPrefix(w, "examples/"):
-				w = filepath.Join(repo, w)
-			case strings.HasPrefix(w, "testdata/"):
-				w = filepath.Join(repo, "internal/cli", w)
-			}
-			args = append(args, w)
 		}
 		var out bytes.Buffer
 		cli.Run(args, strings.NewReader(stdin), &out, &out)

@@ -71,30 +71,9 @@ func runLines(t *testing.T, d *datadriven.TestData, state string, check func(lin
 	}
 	var out bytes.Buffer
 	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-		words, err := SplitWords(line)
+		args, stdin, err := ScenarioCommand(repo, state, line)
 		if err != nil {
 			t.Fatalf("%s: %v", d.Pos, err)
-		}
-		if len(words) == 0 || words[0] != "berth" {
-			t.Fatalf("%s: command must start with berth: %q", d.Pos, line)
-		}
-		stdin := ""
-		if n := len(words); n >= 3 && words[n-2] == "<" {
-			data, err := os.ReadFile(filepath.Join(repo, "internal/cli", words[n-1]))
-			if err != nil {
-				t.Fatalf("%s: %v", d.Pos, err)
-			}
-			stdin, words = string(data), words[:n-2]
-		}
-		args := []string{"--state", state}
-		for _, w := range words[1:] {
-			switch {
-			case strings.HasPrefix(w, "examples/"):
-				w = filepath.Join(repo, w)
-			case strings.HasPrefix(w, "testdata/"):
-				w = filepath.Join(repo, "internal/cli", w)
-			}
-			args = append(args, w)
 		}
 		var before map[string]string
 		if check != nil {

@@ -32,6 +32,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/berth-sim/berth/conformance/bench"
 )
 
 // row is one file's measurements, every run of each side.
@@ -70,7 +72,7 @@ func main() {
 		}
 	}
 
-	loadBefore := loadAverage()
+	loadBefore := bench.LoadAverage()
 	start := time.Now()
 	var rows []row
 	for _, file := range flag.Args() {
@@ -85,7 +87,7 @@ func main() {
 	fmt.Fprintf(&b, "Command: `go run ./cmd/endtoend-sidebyside %s` (%d run(s) per side, took %s).\n",
 		strings.Join(os.Args[1:], " "), *runs, time.Since(start).Round(time.Second))
 	fmt.Fprintf(&b, "Machine: %s, %d CPUs, %s/%s, %s. Load average (1, 5, 15 min): before %s, after %s.\n\n",
-		cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), loadBefore, loadAverage())
+		bench.CPUModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), loadBefore, bench.LoadAverage())
 	b.WriteString(markdown(rows))
 	failed := false
 	if *check {
@@ -154,31 +156,6 @@ func measure(bin, file, tmp string, runs int, withUpstream bool) (row, error) {
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "endtoend-sidebyside: "+format+"\n", args...)
-}
-
-func loadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown CPU"
 }
 
 func fail(err error) {

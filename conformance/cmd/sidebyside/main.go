@@ -57,7 +57,7 @@ func main() {
 		}
 	}
 
-	loadBefore := loadAverage()
+	loadBefore := bench.LoadAverage()
 	start := time.Now()
 	var results []bench.Result
 	for _, c := range cases {
@@ -75,7 +75,7 @@ func main() {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Command: `go run ./cmd/sidebyside %s` (seed %d), %s, GOMAXPROCS %d, %d CPUs, took %s.\n",
 		strings.Join(os.Args[1:], " "), *seed, runtime.Version(), runtime.GOMAXPROCS(0), runtime.NumCPU(), time.Since(start).Round(time.Second))
-	fmt.Fprintf(&b, "Load average (1, 5, 15 min): before %s, after %s.\n\n", loadBefore, loadAverage())
+	fmt.Fprintf(&b, "Load average (1, 5, 15 min): before %s, after %s.\n\n", loadBefore, bench.LoadAverage())
 	b.WriteString(bench.Markdown(results))
 	if d := bench.Disagreements(results); d != "" {
 		b.WriteString("\nFirst disagreement per case:\n\n" + d)
@@ -86,18 +86,6 @@ func main() {
 			fail(err)
 		}
 	}
-}
-
-func loadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func fail(err error) {
