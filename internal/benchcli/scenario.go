@@ -22,9 +22,14 @@ import (
 // requests. Pods average a quarter CPU and 400Mi, so every pod fits while
 // the nodes average more than two pods each of room; seed draws the sizes.
 func Write(w io.Writer, nodes, pods int, seed uint64) error {
+	return write(w, fmt.Sprintf("%d nodes, %d pods", nodes, pods), nodes, pods, seed)
+}
+
+// write writes the header line, namespaces, nodes and bare pods.
+func write(w io.Writer, header string, nodes, pods int, seed uint64) error {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	b := bufio.NewWriter(w)
-	fmt.Fprintf(b, "# benchcli: %d nodes, %d pods, seed %d\n", nodes, pods, seed)
+	fmt.Fprintf(b, "# benchcli: %s, seed %d\n", header, seed)
 	for _, ns := range namespaces[1:] {
 		fmt.Fprintf(b, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
 	}
@@ -47,7 +52,8 @@ func Write(w io.Writer, nodes, pods int, seed uint64) error {
 // Deployments of replicas replicas each (requests drawn as Write draws a
 // pod's), over the same namespaces: the 100,000-pod load.
 func WriteDeployments(w io.Writer, nodes, deployments, replicas int, seed uint64) error {
-	if err := Write(w, nodes, 0, seed); err != nil {
+	header := fmt.Sprintf("%d nodes, %d Deployments x %d replicas", nodes, deployments, replicas)
+	if err := write(w, header, nodes, 0, seed); err != nil {
 		return err
 	}
 	r := rand.New(rand.NewPCG(seed+1, seed^0x2545f4914f6cdd1d))

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/berth-sim/berth/conformance/generator"
+	"github.com/berth-sim/berth/internal/benchcli"
 )
 
 func main() {
@@ -54,11 +56,13 @@ func main() {
 		write(filepath.Join(*out, name+".yaml"), data)
 	}
 	if *huge {
-		data, err := generator.Huge(*hugeNodes, *hugeDeployments, *hugeReplicas, *seed)
-		if err != nil {
+		// The same generator as the main module's 100k benchmark
+		// (BenchmarkApply100k), so the file and the benchmark measure one load.
+		var b bytes.Buffer
+		if err := benchcli.WriteDeployments(&b, *hugeNodes, *hugeDeployments, *hugeReplicas, *seed); err != nil {
 			fail(err)
 		}
-		write(filepath.Join(*out, "huge.yaml"), data)
+		write(filepath.Join(*out, "huge.yaml"), b.Bytes())
 	}
 }
 
