@@ -47,8 +47,9 @@ func loadDB(path string, scope *Scope) (*State, error) {
 	s := &State{}
 	memo := newMemo(path)
 	// The load allocates the whole cluster and keeps nearly all of it:
-	// collecting while the heap only grows is wasted work.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	// collecting while the heap only grows is wasted work, and so is
+	// collecting right after it (persist_gc.go).
+	defer resumeGC(debug.SetGCPercent(-1))
 	var want func(string) bool
 	if scope != nil {
 		want = scope.buckets(l)
@@ -265,30 +266,32 @@ func (s *State) saveDB(path string) error {
 		}
 	}
 	if full {
-		old = newMemo(path)
+		next, err := s.saveFull(l, path)
+		if err != nil {
+			return err
+		}
+		s.stored = next
+		return nil
 	}
 	next := newMemo(path)
-	changes, err := s.metaChanges(l, old, next, full)
+	changes, err := s.metaChanges(l, old, next, false)
 	if err != nil {
 		return err
 	}
-	objChanges, err := s.objectChanges(l, old, next, full)
+	objChanges, err := s.objectChanges(l, old, next, false)
 	if err != nil {
 		return err
 	}
 	changes = append(changes, objChanges...)
-	evChange, err := s.eventChanges(old, next, full)
+	evChange, err := s.eventChanges(old, next, false)
 	if err != nil {
 		return err
 	}
 	changes = append(changes, evChange)
-	if full {
-		err = store.Create(path, changes)
-	} else if hasWrites(changes) {
-		err = store.Write(path, changes)
-	}
-	if err != nil {
-		return err
+	if hasWrites(changes) {
+		if err := store.Write(path, changes); err != nil {
+			return err
+		}
 	}
 	s.stored = next
 	return nil
