@@ -55,7 +55,11 @@ func loadDB(path string, scope *Scope) (*State, error) {
 		want = scope.buckets(l)
 	}
 	err := store.Read(path, want, func(b map[string][]store.KV) error {
-		if err := s.readMeta(l, b[metaBucket], memo); err != nil {
+		meta := b[metaBucket]
+		if scope != nil {
+			meta = slices.DeleteFunc(meta, func(kv store.KV) bool { return slices.Contains(controllerMemory, string(kv.Key)) })
+		}
+		if err := s.readMeta(l, meta, memo); err != nil {
 			return err
 		}
 		if scope != nil {
@@ -76,6 +80,11 @@ func loadDB(path string, scope *Scope) (*State, error) {
 	s.partial = scope != nil
 	return s, nil
 }
+
+// controllerMemory are the meta entries no view reads, the largest of a
+// big cluster (a create revision per object, a queue entry per pending
+// pod): a partial load leaves them out.
+var controllerMemory = []string{"createRevisions", "scheduler"}
 
 // buckets is the bucket filter of a partial load: the meta entries always,
 // the kinds named and the event log when some events are wanted.
