@@ -36,7 +36,11 @@ func Read(path string, want func(bucket string) bool, f func(buckets map[string]
 	if _, err := os.Stat(path); err != nil {
 		return err
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: openTimeout})
+	opts := &bolt.Options{ReadOnly: true, Timeout: openTimeout}
+	if want == nil {
+		opts.MmapFlags = populate
+	}
+	db, err := bolt.Open(path, 0o600, opts)
 	if err != nil {
 		return openError(err)
 	}
