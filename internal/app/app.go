@@ -41,6 +41,11 @@ type Options struct {
 	// Scope, for a ReadOnly command, limits what is loaded of the state
 	// (docs/state.md#speed); the zero value loads all of it.
 	Scope ReadScope
+	// PrintOnly marks a ReadOnly command that only prints what it loaded
+	// (get, describe): the collector stays off while it runs (gc.go).
+	// Commands that simulate on copies (why) or write much (export) leave
+	// it unset.
+	PrintOnly bool
 	// LockTimeout is how long to wait for another command's lock (0: fail
 	// at once when the state is in use).
 	LockTimeout time.Duration
@@ -85,7 +90,10 @@ func Open(opts Options) (*App, error) {
 	}
 	load, resumeGC := cluster.Load, func() {}
 	if opts.ReadOnly {
-		load, resumeGC = opts.Scope.loader(), pauseGC()
+		load = opts.Scope.loader()
+		if opts.PrintOnly {
+			resumeGC = pauseGC()
+		}
 	}
 	s, err := load(opts.StateDir)
 	switch {

@@ -6,13 +6,14 @@ import (
 	"sync"
 )
 
-// A read-only command loads the state, prints part of it and exits: what
-// it allocates stays live to the end, so every collection after the load
-// marks the whole state again for nothing (a third of `get nodes` on a
-// 5,000-node cluster). While one runs, the collector is off, provided a
-// memory limit is set (the CLI sets one, cmd/berth/gc.go): the soft limit
-// still makes it collect should the heap grow near it. Commands of one
-// process may overlap (tests), so the setting is counted.
+// A command that only prints (get, describe: Options.PrintOnly) loads the
+// state, prints part of it and exits: what it allocates stays live to the
+// end, so every collection after the load marks the whole state again for
+// nothing (a third of `get nodes` on a 5,000-node cluster). While one runs,
+// the collector is off, provided a memory limit is set (the CLI sets one,
+// cmd/berth/gc.go): the soft limit still makes it collect should the heap
+// grow near it. Commands of one process may overlap (tests), so the
+// setting is counted.
 var readGC struct {
 	sync.Mutex
 	readers int
