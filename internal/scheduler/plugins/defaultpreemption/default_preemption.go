@@ -89,7 +89,10 @@ func (pl *DefaultPreemption) PostFilter(state *framework.CycleState, pod *framew
 	if msg, ok := pl.withoutVictims(pod, nodes, len(potential)); ok {
 		return &framework.PostFilterResult{}, framework.NewStatus(framework.Unschedulable, msg)
 	}
-	candidates, statuses, err := pl.findCandidates(state, pod, nodes, potential)
+	// A PreFilter rejection (Unschedulable: every node is potential) may
+	// have left later plugins without state, whose extensions then fail.
+	prefix := filtered.Absent == nil || filtered.Absent.Code() != framework.Unschedulable
+	candidates, statuses, err := pl.findCandidates(state, pod, nodes, potential, prefix)
 	if err != nil && len(candidates) == 0 {
 		return nil, framework.AsStatus(errors.New(preemptionMsgPrefix + err.Error()))
 	}
@@ -170,8 +173,9 @@ func potentialNodes(nodes []*framework.NodeInfo, filtered framework.NodeToStatus
 // are examined from a random offset, in node-tree order, until a
 // non-violating candidate exists and enough candidates were found. It
 // returns the candidates (non-violating first) and the status of every
-// potential node that is not one.
-func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *framework.PodInfo, nodes, potential []*framework.NodeInfo) ([]*Candidate, framework.NodeToStatus, error) {
+// potential node that is not one. prefix allows SelectVictims' cheaper
+// verdict.
+func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *framework.PodInfo, nodes, potential []*framework.NodeInfo, prefix bool) ([]*Candidate, framework.NodeToStatus, error) {
 	statuses := framework.NodeToStatus{Statuses: map[string]*framework.Status{}}
 	if len(nodes) == 0 {
 		return nil, statuses, errors.New("no nodes available")
@@ -211,7 +215,7 @@ func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *fr
 			statuses.Statuses[ni.Name()] = framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
 			continue
 		}
-		victims, violations, st := pl.SelectVictimsOnNode(state.Clone(), pod, ni.Clone(), pdbs)
+		victims, violations, st := pl.SelectVictims(state, pod, ni, pdbs, prefix)
 		if st.IsSuccess() && len(victims) > 0 {
 			c := &Candidate{Node: ni.Name(), Victims: victims, NumPDBViolations: violations}
 			if violations == 0 {
