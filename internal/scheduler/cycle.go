@@ -10,6 +10,7 @@ import (
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/nodeaffinity"
 )
 
 // ErrNoNodesAvailable is the whole message when the cluster has no node.
@@ -208,7 +209,8 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 	want := numFeasibleNodesToFind(sc.PercentageOfNodesToScore, n)
 	cache := sc.staticCache(pi.Pod)
 	skip := sc.fw.filterSkips(state)
-	// Positions index the static cache only when nodes is the whole snapshot.
+	// The static cache is indexed by snapshot position: idx itself when
+	// nodes is the whole snapshot.
 	whole := n == len(sc.handle.snap.nodes)
 	feasible := make([]*framework.NodeInfo, 0, min(want, n))
 	start := s.Scheduler.NextStartNodeIndex
@@ -217,9 +219,9 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 		idx := (start + i) % n
 		ni := nodes[idx]
 		processed++
-		pos := -1
-		if whole {
-			pos = idx
+		pos := idx
+		if !whole {
+			pos = sc.handle.snap.position(ni)
 		}
 		st := sc.filterWithNominated(state, pi, ni, skip, cache, pos)
 		if st.IsSuccess() {
@@ -235,7 +237,10 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 	return feasible, nil
 }
 
-// staticCache returns the verdict cache for pod's template.
+// staticCache returns the verdict cache for pod's template. Verdicts are
+// kept per node class when the static plugins cannot tell nodes of a class
+// apart for this pod; when only NodeAffinity can (matchFields, hostname),
+// the plugins before it are kept per class and it runs per node.
 func (sc *Scheduler) staticCache(pod *v1.Pod) *staticVerdicts {
 	if sc.fw.staticFilters == 0 {
 		return nil
@@ -244,13 +249,32 @@ func (sc *Scheduler) staticCache(pod *v1.Pod) *staticVerdicts {
 	c, ok := sc.static[sig]
 	if !ok {
 		c = newStaticVerdicts(len(sc.handle.snap.nodes))
-		if classBlind(pod) && !sc.perNodeStatic {
+		upTo := 0
+		switch {
+		case sc.perNodeStatic:
+		case classBlind(pod):
+			upTo = sc.fw.staticFilters
+		case pod.Spec.NodeName == "":
+			upTo = sc.fw.staticIndex(nodeaffinity.Name)
+		}
+		if upTo > 0 {
 			classOf, n := sc.handle.snap.nodeClasses()
-			c.classOf, c.classDone, c.byClass = classOf, make([]bool, n), make([]*framework.Status, n)
+			c.classOf, c.classUpTo, c.classDone, c.byClass = classOf, upTo, make([]bool, n), make([]*framework.Status, n)
 		}
 		sc.static[sig] = c
 	}
 	return c
+}
+
+// staticIndex is the position of the named plugin among the static Filter
+// plugins, or 0 when it is not one of them.
+func (fw *Framework) staticIndex(name string) int {
+	for i := 0; i < fw.staticFilters; i++ {
+		if fw.filter[i].Name() == name {
+			return i
+		}
+	}
+	return 0
 }
 
 // fail runs PostFilter and renders the FailedScheduling message.

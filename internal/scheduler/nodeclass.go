@@ -7,6 +7,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-sim/berth/internal/scheduler/framework"
 )
 
 // Static Filter verdicts depend on a node only through its name, labels,
@@ -76,6 +78,15 @@ func (sn *Snapshot) nodeClasses() ([]int32, int) {
 	}
 	sn.classOf, sn.numClasses = classOf, len(ids)
 	return classOf, sn.numClasses
+}
+
+// position is ni's position in the snapshot list, or -1 (NodeInfos the
+// list does not hold, such as preemption's copies).
+func (sn *Snapshot) position(ni *framework.NodeInfo) int {
+	if i := int(ni.Index); i >= 0 && i < len(sn.nodes) && sn.nodes[i] == ni {
+		return i
+	}
+	return -1
 }
 
 // classBlind tells whether the static filters' verdict for pod cannot

@@ -41,8 +41,9 @@ var snapshotIDs atomic.Uint64
 // NewSnapshot wraps NodeInfos that are already in node-tree order.
 func NewSnapshot(nodes []*framework.NodeInfo) *Snapshot {
 	sn := &Snapshot{nodes: nodes, byName: make(map[string]*framework.NodeInfo, len(nodes)), affinityDirty: true, id: snapshotIDs.Add(1)}
-	for _, n := range nodes {
+	for i, n := range nodes {
 		sn.byName[n.Name()] = n
+		n.Index = int32(i)
 	}
 	return sn
 }

@@ -10,7 +10,7 @@ import (
 // key instead of the node's label map and a string-keyed score map. Nodes
 // outside the snapshot take the map path; both sum the same integers.
 type fastScore struct {
-	pos  map[*framework.NodeInfo]int32
+	pos  helper.NodePositions
 	keys []fastScoreKey
 }
 
@@ -21,7 +21,7 @@ type fastScoreKey struct {
 }
 
 func buildFastScore(score scoreMap, x *helper.ClassDomainIndex) *fastScore {
-	f := &fastScore{pos: x.Positions(), keys: make([]fastScoreKey, 0, len(score))}
+	f := &fastScore{pos: x.NodePositions(), keys: make([]fastScoreKey, 0, len(score))}
 	for key, values := range score {
 		ids, byValue := x.ValueIDs(key)
 		k := fastScoreKey{ids: ids, byID: make([]int64, len(byValue))}
@@ -37,7 +37,7 @@ func buildFastScore(score scoreMap, x *helper.ClassDomainIndex) *fastScore {
 
 // score is Score's sum for a snapshot node; ok is false for other nodes.
 func (f *fastScore) score(ni *framework.NodeInfo) (int64, bool) {
-	p, ok := f.pos[ni]
+	p, ok := f.pos.Of(ni)
 	if !ok {
 		return 0, false
 	}
