@@ -1,9 +1,10 @@
 package scheduler
 
 import (
-	"encoding/json"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -92,20 +93,41 @@ type cycleResult struct {
 	state *framework.CycleState
 }
 
-// podSignature identifies the pod fields the static filters read.
+// podSignature identifies the pod fields the static filters read: node
+// name, node selector, node affinity and tolerations, each part length
+// prefixed (the API types' protobuf encoding is deterministic; selector
+// keys are sorted).
 func podSignature(pod *v1.Pod) string {
-	var na *v1.NodeAffinity
-	if pod.Spec.Affinity != nil {
-		na = pod.Spec.Affinity.NodeAffinity
+	b := make([]byte, 0, 256)
+	part := func(p []byte) { b = append(binary.AppendUvarint(b, uint64(len(p))), p...) }
+	part([]byte(pod.Spec.NodeName))
+	keys := make([]string, 0, len(pod.Spec.NodeSelector))
+	for k := range pod.Spec.NodeSelector {
+		keys = append(keys, k)
 	}
-	b, err := json.Marshal(struct {
-		N string
-		S map[string]string
-		A *v1.NodeAffinity
-		T []v1.Toleration
-	}{pod.Spec.NodeName, pod.Spec.NodeSelector, na, pod.Spec.Tolerations})
-	if err != nil {
-		return ""
+	sort.Strings(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		part([]byte(k))
+		part([]byte(pod.Spec.NodeSelector[k]))
+	}
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		m, err := a.NodeAffinity.Marshal()
+		if err != nil {
+			return ""
+		}
+		b = append(b, 1)
+		part(m)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(pod.Spec.Tolerations)))
+	for i := range pod.Spec.Tolerations {
+		m, err := pod.Spec.Tolerations[i].Marshal()
+		if err != nil {
+			return ""
+		}
+		part(m)
 	}
 	return string(b)
 }
@@ -146,13 +168,7 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 
 	nodes := allNodes
 	if !pre.AllNodes() {
-		// Keep node-tree order (upstream iterates a map here, so any order is faithful).
-		nodes = make([]*framework.NodeInfo, 0, len(pre.NodeNames))
-		for _, ni := range allNodes {
-			if _, ok := pre.NodeNames[ni.Name()]; ok {
-				nodes = append(nodes, ni)
-			}
-		}
+		nodes = snap.narrowed(pre.NodeNames)
 		diag.NodeToStatus.Absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", narrowing))
 	}
@@ -240,7 +256,8 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 // staticCache returns the verdict cache for pod's template. Verdicts are
 // kept per node class when the static plugins cannot tell nodes of a class
 // apart for this pod; when only NodeAffinity can (matchFields, hostname),
-// the plugins before it are kept per class and it runs per node.
+// the plugins before it are kept per class and it runs per node
+// (docs/scheduler.md#static-verdicts-for-templates-that-name-nodes).
 func (sc *Scheduler) staticCache(pod *v1.Pod) *staticVerdicts {
 	if sc.fw.staticFilters == 0 {
 		return nil

@@ -89,6 +89,41 @@ func (sn *Snapshot) position(ni *framework.NodeInfo) int {
 	return -1
 }
 
+// narrowed returns the snapshot's nodes named in names, in node-tree order
+// (upstream iterates a map here, so any order is faithful). A few names
+// are looked up and ordered by position rather than testing every node.
+func (sn *Snapshot) narrowed(names map[string]struct{}) []*framework.NodeInfo {
+	out := make([]*framework.NodeInfo, 0, len(names))
+	if len(names) <= len(sn.nodes)/16 {
+		pos := make([]int, 0, len(names))
+		for name := range names {
+			ni := sn.byName[name]
+			if ni == nil {
+				continue
+			}
+			p := sn.position(ni)
+			if p < 0 {
+				pos = nil
+				break
+			}
+			pos = append(pos, p)
+		}
+		if pos != nil || len(names) == 0 {
+			sort.Ints(pos)
+			for _, p := range pos {
+				out = append(out, sn.nodes[p])
+			}
+			return out
+		}
+	}
+	for _, ni := range sn.nodes {
+		if _, ok := names[ni.Name()]; ok {
+			out = append(out, ni)
+		}
+	}
+	return out
+}
+
 // classBlind tells whether the static filters' verdict for pod cannot
 // depend on a node's name or hostname label: no nodeName, no matchFields,
 // no hostname key in the node selector or required node affinity.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler/framework"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
@@ -222,4 +223,46 @@ func TestNodeClassesRebuiltPerSync(t *testing.T) {
 	if _, n := sc.handle.snap.nodeClasses(); n != 2 {
 		t.Errorf("classes after change = %d, want 2", n)
 	}
+}
+
+// TestNarrowedKeepsTreeOrder: the looked-up narrowing gives what testing
+// every node gives, including names of no node and NodeInfos replaced
+// after the snapshot numbered its list.
+func TestNarrowedKeepsTreeOrder(t *testing.T) {
+	var infos []*framework.NodeInfo
+	for i := 0; i < 200; i++ {
+		infos = append(infos, framework.NewNodeInfo(plugintest.SizedNode(fmt.Sprintf("n%03d", (i*37)%200), "1", "1Gi", 10)))
+	}
+	sn := NewSnapshot(infos)
+	want := func(names map[string]struct{}) []string {
+		var out []string
+		for _, ni := range sn.nodes {
+			if _, ok := names[ni.Name()]; ok {
+				out = append(out, ni.Name())
+			}
+		}
+		return out
+	}
+	check := func(names map[string]struct{}) {
+		t.Helper()
+		var got []string
+		for _, ni := range sn.narrowed(names) {
+			got = append(got, ni.Name())
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want(names)) {
+			t.Fatalf("narrowed(%v) = %v, want %v", names, got, want(names))
+		}
+	}
+	check(map[string]struct{}{})
+	check(map[string]struct{}{"n005": {}, "n150": {}, "n077": {}, "absent": {}})
+	check(map[string]struct{}{"absent": {}})
+	many := map[string]struct{}{}
+	for i := 0; i < 100; i += 3 {
+		many[fmt.Sprintf("n%03d", i)] = struct{}{}
+	}
+	check(many)
+	// A replaced NodeInfo (as after preemption) has no valid Index.
+	fresh := framework.NewNodeInfo(sn.nodes[50].Node)
+	sn.nodes[50], sn.byName[fresh.Name()] = fresh, fresh
+	check(map[string]struct{}{fresh.Name(): {}, "n005": {}})
 }

@@ -1,9 +1,8 @@
 package nodeaffinity
 
 import (
-	v1 "k8s.io/api/core/v1"
-
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 )
 
 // nodeTable numbers the label values of one snapshot's nodes, one column
@@ -12,12 +11,9 @@ import (
 // (docs/scheduler.md#node-affinity-by-value-tables). Node labels and names
 // are fixed within a snapshot; a new snapshot list gets a new table.
 type nodeTable struct {
-	// list is the snapshot list the table was built over; keeping it also
-	// keeps its array from being reused by a later list.
-	list []*framework.NodeInfo
-	// nodes[i] is the Node object position i was numbered from; a NodeInfo
-	// is answered from the table only when its Index leads to its own Node.
-	nodes []*v1.Node
+	// snap pins the snapshot list; a NodeInfo is answered from the table
+	// only when its Index leads to its own Node object.
+	snap *helper.SnapshotNodes
 	// byName maps each node's name to its position; usable is false when
 	// a name is empty or repeated (then names cannot stand for positions).
 	byName map[string]int32
@@ -33,11 +29,10 @@ type column struct {
 }
 
 func newNodeTable(list []*framework.NodeInfo) *nodeTable {
-	t := &nodeTable{list: list, nodes: make([]*v1.Node, len(list)), byName: make(map[string]int32, len(list)),
+	t := &nodeTable{snap: helper.NewSnapshotNodes(list), byName: make(map[string]int32, len(list)),
 		usable: true, cols: map[string]*column{}}
 	for i, ni := range list {
 		n := ni.Node
-		t.nodes[i] = n
 		if n == nil || n.Name == "" {
 			t.usable = false
 			continue
@@ -50,28 +45,18 @@ func newNodeTable(list []*framework.NodeInfo) *nodeTable {
 	return t
 }
 
-// sameList tells whether list is the one the table was built over.
-func (t *nodeTable) sameList(list []*framework.NodeInfo) bool {
-	return t != nil && len(t.list) == len(list) && (len(list) == 0 || &t.list[0] == &list[0])
-}
-
 // position returns ni's position when the table describes ni's node, or -1.
-func (t *nodeTable) position(ni *framework.NodeInfo) int32 {
-	i := ni.Index
-	if i < 0 || int(i) >= len(t.nodes) || t.nodes[i] != ni.Node || ni.Node == nil {
-		return -1
-	}
-	return i
-}
+func (t *nodeTable) position(ni *framework.NodeInfo) int32 { return t.snap.Position(ni) }
 
 // column returns key's column, building it on first use.
 func (t *nodeTable) column(key string) *column {
 	if c := t.cols[key]; c != nil {
 		return c
 	}
-	c := &column{ids: make([]int32, len(t.nodes))}
+	c := &column{ids: make([]int32, t.snap.Len())}
 	seen := map[string]int32{}
-	for i, n := range t.nodes {
+	for i := range c.ids {
+		n := t.snap.Node(i)
 		if n == nil {
 			continue
 		}
@@ -97,7 +82,7 @@ func (pl *NodeAffinity) table() *nodeTable {
 		return nil
 	}
 	list := pl.handle.Nodes()
-	if !pl.tbl.sameList(list) {
+	if pl.tbl == nil || !pl.tbl.snap.Same(list) {
 		pl.tbl = newNodeTable(list)
 	}
 	if !pl.tbl.usable {
