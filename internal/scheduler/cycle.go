@@ -79,6 +79,9 @@ type Diagnosis struct {
 type rejection struct {
 	node   *framework.NodeInfo
 	status *framework.Status
+	// pos is the node's snapshot position (-1: none), whose name the
+	// snapshot keeps in a dense list.
+	pos int
 }
 
 // cycleResult is what one attempt decided.
@@ -184,7 +187,7 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 			diag.NodeToStatus.Statuses = make(map[string]*framework.Status, len(sc.rejected))
 		}
 		for _, r := range sc.rejected {
-			diag.NodeToStatus.Statuses[r.node.Name()] = r.status
+			diag.NodeToStatus.Statuses[snap.nameAt(r.pos, r.node)] = r.status
 		}
 	}
 	if len(feasible) == 0 {
@@ -247,7 +250,7 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 		if !st.IsRejected() {
 			return nil, st
 		}
-		sc.rejected = append(sc.rejected, rejection{ni, st})
+		sc.rejected = append(sc.rejected, rejection{ni, st, pos})
 	}
 	s.Scheduler.NextStartNodeIndex = (start + processed) % n
 	return feasible, nil

@@ -89,6 +89,15 @@ func (sn *Snapshot) position(ni *framework.NodeInfo) int {
 	return -1
 }
 
+// nameAt is the name of ni, found at snapshot position pos (-1: unknown).
+// A NodeInfo that replaced the one at pos has the same Node, so the same name.
+func (sn *Snapshot) nameAt(pos int, ni *framework.NodeInfo) string {
+	if pos >= 0 && pos < len(sn.names) {
+		return sn.names[pos]
+	}
+	return ni.Name()
+}
+
 // narrowed returns the snapshot's nodes named in names, in node-tree order
 // (upstream iterates a map here, so any order is faithful). A few names
 // are looked up and ordered by position rather than testing every node.

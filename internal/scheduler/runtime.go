@@ -234,6 +234,15 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 		}
 	}
 	totals := make([]int64, len(nodes))
+	// Each plugin's list names the nodes; read the names once, not once
+	// per plugin (each read leads through the NodeInfo to the Node).
+	if cap(fw.names) < len(nodes) {
+		fw.names = make([]string, len(nodes))
+	}
+	names := fw.names[:len(nodes)]
+	for i, ni := range nodes {
+		names[i] = ni.Node.Name
+	}
 	var perPlugin map[string]framework.NodeScoreList
 	if keep {
 		perPlugin = map[string]framework.NodeScoreList{}
@@ -249,7 +258,7 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 			if !s.IsSuccess() {
 				return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugin %q: %s", name, s.Message()))
 			}
-			scores[i] = framework.NodeScore{Name: ni.Node.Name, Score: v}
+			scores[i] = framework.NodeScore{Name: names[i], Score: v}
 		}
 		if ext := ws.plugin.ScoreExtensions(); ext != nil {
 			if s := ext.NormalizeScore(state, pod, scores); !s.IsSuccess() {
