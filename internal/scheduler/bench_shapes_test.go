@@ -41,6 +41,37 @@ func affinityShape(p *v1.Pod, t int) {
 	p.Spec.Affinity = a
 }
 
+// nodeAffinityShape gives template t node affinity as the affinity profile
+// writes it: terms that name nodes (matchFields) ORed with label terms,
+// node selectors, and preferred terms on zone and pool.
+func nodeAffinityShape(p *v1.Pod, t int) {
+	zoneIn := func(zones ...string) v1.NodeSelectorRequirement {
+		return v1.NodeSelectorRequirement{Key: v1.LabelTopologyZone, Operator: v1.NodeSelectorOpIn, Values: zones}
+	}
+	name := func(op v1.NodeSelectorOperator, n int) v1.NodeSelectorTerm {
+		return v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{{Key: metav1.ObjectNameField, Operator: op, Values: []string{fmt.Sprintf("node-%04d", n)}}}}
+	}
+	na := &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{
+		{Weight: int32(10 + t), Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{zoneIn(benchZones[t%3])}}},
+		{Weight: 30, Preference: v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "pool", Operator: v1.NodeSelectorOpDoesNotExist}}}},
+	}}
+	var terms []v1.NodeSelectorTerm
+	switch t % 4 {
+	case 0:
+		terms = []v1.NodeSelectorTerm{name(v1.NodeSelectorOpNotIn, 7*t), {MatchExpressions: []v1.NodeSelectorRequirement{zoneIn(benchZones[0])}}}
+	case 1:
+		p.Spec.NodeSelector = map[string]string{v1.LabelTopologyRegion: "us-west-2"}
+	case 2:
+		terms = []v1.NodeSelectorTerm{name(v1.NodeSelectorOpIn, 11*t), {MatchExpressions: []v1.NodeSelectorRequirement{{Key: "pool", Operator: v1.NodeSelectorOpDoesNotExist}}}}
+	case 3:
+		terms = []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{{Key: v1.LabelTopologyZone, Operator: v1.NodeSelectorOpNotIn, Values: benchZones[2:]}}}}
+	}
+	if terms != nil {
+		na.RequiredDuringSchedulingIgnoredDuringExecution = &v1.NodeSelector{NodeSelectorTerms: terms}
+	}
+	p.Spec.Affinity = &v1.Affinity{NodeAffinity: na}
+}
+
 // spreadShape gives template t one or two topology spread constraints over
 // zone and hostname, hard and soft, as the spread profile does.
 func spreadShape(p *v1.Pod, t int) {
@@ -93,8 +124,14 @@ func BenchmarkScheduleShapes(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
 		shape func(*v1.Pod, int)
-	}{{"affinity", affinityShape}, {"spread", spreadShape}} {
+		// ownedToo: also as owned pods (owned pods with node affinity take
+		// PodTopologySpread's walk over the nodes, a cost of its own).
+		ownedToo bool
+	}{{"affinity", affinityShape, true}, {"spread", spreadShape, true}, {"nodeaffinity", nodeAffinityShape, false}} {
 		for _, owned := range []bool{true, false} {
+			if owned && !bc.ownedToo {
+				continue
+			}
 			name := bc.name + "-bare"
 			var setup func(*cluster.State)
 			if owned {

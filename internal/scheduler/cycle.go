@@ -1,15 +1,17 @@
 package scheduler
 
 import (
-	"encoding/json"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/nodeaffinity"
 )
 
 // ErrNoNodesAvailable is the whole message when the cluster has no node.
@@ -77,6 +79,9 @@ type Diagnosis struct {
 type rejection struct {
 	node   *framework.NodeInfo
 	status *framework.Status
+	// pos is the node's snapshot position (-1: none), whose name the
+	// snapshot keeps in a dense list.
+	pos int
 }
 
 // cycleResult is what one attempt decided.
@@ -91,20 +96,41 @@ type cycleResult struct {
 	state *framework.CycleState
 }
 
-// podSignature identifies the pod fields the static filters read.
+// podSignature identifies the pod fields the static filters read: node
+// name, node selector, node affinity and tolerations, each part length
+// prefixed (the API types' protobuf encoding is deterministic; selector
+// keys are sorted).
 func podSignature(pod *v1.Pod) string {
-	var na *v1.NodeAffinity
-	if pod.Spec.Affinity != nil {
-		na = pod.Spec.Affinity.NodeAffinity
+	b := make([]byte, 0, 256)
+	part := func(p []byte) { b = append(binary.AppendUvarint(b, uint64(len(p))), p...) }
+	part([]byte(pod.Spec.NodeName))
+	keys := make([]string, 0, len(pod.Spec.NodeSelector))
+	for k := range pod.Spec.NodeSelector {
+		keys = append(keys, k)
 	}
-	b, err := json.Marshal(struct {
-		N string
-		S map[string]string
-		A *v1.NodeAffinity
-		T []v1.Toleration
-	}{pod.Spec.NodeName, pod.Spec.NodeSelector, na, pod.Spec.Tolerations})
-	if err != nil {
-		return ""
+	sort.Strings(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		part([]byte(k))
+		part([]byte(pod.Spec.NodeSelector[k]))
+	}
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		m, err := a.NodeAffinity.Marshal()
+		if err != nil {
+			return ""
+		}
+		b = append(b, 1)
+		part(m)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(pod.Spec.Tolerations)))
+	for i := range pod.Spec.Tolerations {
+		m, err := pod.Spec.Tolerations[i].Marshal()
+		if err != nil {
+			return ""
+		}
+		part(m)
 	}
 	return string(b)
 }
@@ -145,13 +171,7 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 
 	nodes := allNodes
 	if !pre.AllNodes() {
-		// Keep node-tree order (upstream iterates a map here, so any order is faithful).
-		nodes = make([]*framework.NodeInfo, 0, len(pre.NodeNames))
-		for _, ni := range allNodes {
-			if _, ok := pre.NodeNames[ni.Name()]; ok {
-				nodes = append(nodes, ni)
-			}
-		}
+		nodes = snap.narrowed(pre.NodeNames)
 		diag.NodeToStatus.Absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", narrowing))
 	}
@@ -167,7 +187,7 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 			diag.NodeToStatus.Statuses = make(map[string]*framework.Status, len(sc.rejected))
 		}
 		for _, r := range sc.rejected {
-			diag.NodeToStatus.Statuses[r.node.Name()] = r.status
+			diag.NodeToStatus.Statuses[snap.nameAt(r.pos, r.node)] = r.status
 		}
 	}
 	if len(feasible) == 0 {
@@ -208,7 +228,8 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 	want := numFeasibleNodesToFind(sc.PercentageOfNodesToScore, n)
 	cache := sc.staticCache(pi.Pod)
 	skip := sc.fw.filterSkips(state)
-	// Positions index the static cache only when nodes is the whole snapshot.
+	// The static cache is indexed by snapshot position: idx itself when
+	// nodes is the whole snapshot.
 	whole := n == len(sc.handle.snap.nodes)
 	feasible := make([]*framework.NodeInfo, 0, min(want, n))
 	start := s.Scheduler.NextStartNodeIndex
@@ -217,9 +238,9 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 		idx := (start + i) % n
 		ni := nodes[idx]
 		processed++
-		pos := -1
-		if whole {
-			pos = idx
+		pos := idx
+		if !whole {
+			pos = sc.handle.snap.position(ni)
 		}
 		st := sc.filterWithNominated(state, pi, ni, skip, cache, pos)
 		if st.IsSuccess() {
@@ -229,13 +250,17 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 		if !st.IsRejected() {
 			return nil, st
 		}
-		sc.rejected = append(sc.rejected, rejection{ni, st})
+		sc.rejected = append(sc.rejected, rejection{ni, st, pos})
 	}
 	s.Scheduler.NextStartNodeIndex = (start + processed) % n
 	return feasible, nil
 }
 
-// staticCache returns the verdict cache for pod's template.
+// staticCache returns the verdict cache for pod's template. Verdicts are
+// kept per node class when the static plugins cannot tell nodes of a class
+// apart for this pod; when only NodeAffinity can (matchFields, hostname),
+// the plugins before it are kept per class and it runs per node
+// (docs/scheduler.md#static-verdicts-for-templates-that-name-nodes).
 func (sc *Scheduler) staticCache(pod *v1.Pod) *staticVerdicts {
 	if sc.fw.staticFilters == 0 {
 		return nil
@@ -244,13 +269,32 @@ func (sc *Scheduler) staticCache(pod *v1.Pod) *staticVerdicts {
 	c, ok := sc.static[sig]
 	if !ok {
 		c = newStaticVerdicts(len(sc.handle.snap.nodes))
-		if classBlind(pod) && !sc.perNodeStatic {
+		upTo := 0
+		switch {
+		case sc.perNodeStatic:
+		case classBlind(pod):
+			upTo = sc.fw.staticFilters
+		case pod.Spec.NodeName == "":
+			upTo = sc.fw.staticIndex(nodeaffinity.Name)
+		}
+		if upTo > 0 {
 			classOf, n := sc.handle.snap.nodeClasses()
-			c.classOf, c.classDone, c.byClass = classOf, make([]bool, n), make([]*framework.Status, n)
+			c.classOf, c.classUpTo, c.classDone, c.byClass = classOf, upTo, make([]bool, n), make([]*framework.Status, n)
 		}
 		sc.static[sig] = c
 	}
 	return c
+}
+
+// staticIndex is the position of the named plugin among the static Filter
+// plugins, or 0 when it is not one of them.
+func (fw *Framework) staticIndex(name string) int {
+	for i := 0; i < fw.staticFilters; i++ {
+		if fw.filter[i].Name() == name {
+			return i
+		}
+	}
+	return 0
 }
 
 // fail runs PostFilter and renders the FailedScheduling message.

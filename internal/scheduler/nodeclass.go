@@ -7,6 +7,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-sim/berth/internal/scheduler/framework"
 )
 
 // Static Filter verdicts depend on a node only through its name, labels,
@@ -76,6 +78,59 @@ func (sn *Snapshot) nodeClasses() ([]int32, int) {
 	}
 	sn.classOf, sn.numClasses = classOf, len(ids)
 	return classOf, sn.numClasses
+}
+
+// position is ni's position in the snapshot list, or -1 (NodeInfos the
+// list does not hold, such as preemption's copies).
+func (sn *Snapshot) position(ni *framework.NodeInfo) int {
+	if i := int(ni.Index); i >= 0 && i < len(sn.nodes) && sn.nodes[i] == ni {
+		return i
+	}
+	return -1
+}
+
+// nameAt is the name of ni, found at snapshot position pos (-1: unknown).
+// A NodeInfo that replaced the one at pos has the same Node, so the same name.
+func (sn *Snapshot) nameAt(pos int, ni *framework.NodeInfo) string {
+	if pos >= 0 && pos < len(sn.names) {
+		return sn.names[pos]
+	}
+	return ni.Name()
+}
+
+// narrowed returns the snapshot's nodes named in names, in node-tree order
+// (upstream iterates a map here, so any order is faithful). A few names
+// are looked up and ordered by position rather than testing every node.
+func (sn *Snapshot) narrowed(names map[string]struct{}) []*framework.NodeInfo {
+	out := make([]*framework.NodeInfo, 0, len(names))
+	if len(names) <= len(sn.nodes)/16 {
+		pos := make([]int, 0, len(names))
+		for name := range names {
+			ni := sn.byName[name]
+			if ni == nil {
+				continue
+			}
+			p := sn.position(ni)
+			if p < 0 {
+				pos = nil
+				break
+			}
+			pos = append(pos, p)
+		}
+		if pos != nil || len(names) == 0 {
+			sort.Ints(pos)
+			for _, p := range pos {
+				out = append(out, sn.nodes[p])
+			}
+			return out
+		}
+	}
+	for _, ni := range sn.nodes {
+		if _, ok := names[ni.Name()]; ok {
+			out = append(out, ni)
+		}
+	}
+	return out
 }
 
 // classBlind tells whether the static filters' verdict for pod cannot

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/scheduler/framework"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
@@ -105,10 +106,10 @@ func classScenario() *cluster.State {
 		nodes = append(nodes, n)
 	}
 	var pods []*v1.Pod
-	for i := 0; i < 30; i++ {
+	for i := 0; i < 42; i++ {
 		p := plugintest.SizedPod(fmt.Sprintf("p%02d", i), "700m", "1Gi")
 		p.UID = types.UID(p.Name)
-		switch i % 5 {
+		switch i % 7 {
 		case 1:
 			p.Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: "b"}
 		case 2:
@@ -117,6 +118,16 @@ func classScenario() *cluster.State {
 			p.Spec.NodeSelector = map[string]string{v1.LabelHostname: "n05"}
 		case 4:
 			p.Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: "z"}
+		case 5, 6:
+			// Name-dependent through NodeAffinity only: the plugins before
+			// it are kept per class, NodeAffinity runs per node.
+			other := v1.NodeSelectorTerm{MatchExpressions: []v1.NodeSelectorRequirement{{Key: v1.LabelTopologyZone, Operator: v1.NodeSelectorOpIn, Values: []string{"c"}}}}
+			names := v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{{Key: metav1.ObjectNameField, Operator: v1.NodeSelectorOpNotIn, Values: []string{fmt.Sprintf("n%02d", i%24)}}}}
+			if i%7 == 6 {
+				names.MatchFields[0].Operator = v1.NodeSelectorOpIn
+				p.Spec.Tolerations = []v1.Toleration{{Key: "gpu", Operator: v1.TolerationOpExists}}
+			}
+			p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{names, other}}}}
 		}
 		pods = append(pods, p)
 	}
@@ -149,6 +160,7 @@ func diagnosisText(sc *Scheduler, s *cluster.State) string {
 // diagnosis (outcomes, messages, every node's status) is what per-node
 // evaluation gives.
 func TestNodeClassesMatchPerNodeVerdicts(t *testing.T) {
+	split := 0
 	run := func(off bool) string {
 		s := classScenario()
 		sc := New()
@@ -158,11 +170,19 @@ func TestNodeClassesMatchPerNodeVerdicts(t *testing.T) {
 		if _, err := sc.Sync(s); err != nil {
 			t.Fatal(err)
 		}
+		for _, c := range sc.static {
+			if c.classOf != nil && c.classUpTo < sc.fw.staticFilters {
+				split++
+			}
+		}
 		return diagnosisText(sc, s)
 	}
 	want, got := run(true), run(false)
 	if got != want {
 		t.Errorf("class cache changed the diagnosis:\n got %s\nwant %s", got, want)
+	}
+	if split == 0 {
+		t.Error("no template kept its verdicts per class up to NodeAffinity")
 	}
 	if !strings.Contains(want, "untolerated") || !strings.Contains(want, "unschedulable") {
 		t.Errorf("scenario does not exercise taints and cordons:\n%s", want)
@@ -203,4 +223,46 @@ func TestNodeClassesRebuiltPerSync(t *testing.T) {
 	if _, n := sc.handle.snap.nodeClasses(); n != 2 {
 		t.Errorf("classes after change = %d, want 2", n)
 	}
+}
+
+// TestNarrowedKeepsTreeOrder: the looked-up narrowing gives what testing
+// every node gives, including names of no node and NodeInfos replaced
+// after the snapshot numbered its list.
+func TestNarrowedKeepsTreeOrder(t *testing.T) {
+	var infos []*framework.NodeInfo
+	for i := 0; i < 200; i++ {
+		infos = append(infos, framework.NewNodeInfo(plugintest.SizedNode(fmt.Sprintf("n%03d", (i*37)%200), "1", "1Gi", 10)))
+	}
+	sn := NewSnapshot(infos)
+	want := func(names map[string]struct{}) []string {
+		var out []string
+		for _, ni := range sn.nodes {
+			if _, ok := names[ni.Name()]; ok {
+				out = append(out, ni.Name())
+			}
+		}
+		return out
+	}
+	check := func(names map[string]struct{}) {
+		t.Helper()
+		var got []string
+		for _, ni := range sn.narrowed(names) {
+			got = append(got, ni.Name())
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want(names)) {
+			t.Fatalf("narrowed(%v) = %v, want %v", names, got, want(names))
+		}
+	}
+	check(map[string]struct{}{})
+	check(map[string]struct{}{"n005": {}, "n150": {}, "n077": {}, "absent": {}})
+	check(map[string]struct{}{"absent": {}})
+	many := map[string]struct{}{}
+	for i := 0; i < 100; i += 3 {
+		many[fmt.Sprintf("n%03d", i)] = struct{}{}
+	}
+	check(many)
+	// A replaced NodeInfo (as after preemption) has no valid Index.
+	fresh := framework.NewNodeInfo(sn.nodes[50].Node)
+	sn.nodes[50], sn.byName[fresh.Name()] = fresh, fresh
+	check(map[string]struct{}{fresh.Name(): {}, "n005": {}})
 }

@@ -115,8 +115,10 @@ type Framework struct {
 	score         []weightedScore
 	reserve       []framework.ReservePlugin
 	preBind       []framework.PreBindPlugin
-	// scratch holds reusable score lists, one per Score plugin.
+	// scratch holds reusable score lists, one per Score plugin; names the
+	// scored nodes' names, read once per cycle.
 	scratch []framework.NodeScoreList
+	names   []string
 }
 
 // NewFramework instantiates specs over h, placing every plugin at each

@@ -12,17 +12,54 @@ import (
 // outside the snapshot list (preemption's copies). A nil status means passed.
 type staticVerdicts struct {
 	// classOf (nil: per node) maps a snapshot position to its node class;
-	// set when the template's verdict cannot depend on the node's name.
+	// set when the verdict of the first classUpTo static plugins cannot
+	// depend on the node's name (nodeclass.go). The static plugins from
+	// classUpTo on, when any, are run per node after a class passes.
 	classOf   []int32
+	classUpTo int
 	classDone []bool
 	byClass   []*framework.Status
-	done      []bool
-	byPos     []*framework.Status
-	byName    map[string]*framework.Status
+	// done and byPos are made on first use (class-cached templates never
+	// need them).
+	n      int
+	done   []bool
+	byPos  []*framework.Status
+	byName map[string]*framework.Status
 }
 
+// newStaticVerdicts returns an empty cache for a snapshot of n nodes.
 func newStaticVerdicts(n int) *staticVerdicts {
-	return &staticVerdicts{done: make([]bool, n), byPos: make([]*framework.Status, n), byName: map[string]*framework.Status{}}
+	return &staticVerdicts{n: n, byName: map[string]*framework.Status{}}
+}
+
+// verdict returns the static plugins' status for ni at snapshot position
+// pos (-1: not a snapshot node), running them when it is not cached.
+func (c *staticVerdicts) verdict(fw *Framework, state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo, skip []bool, pos int) *framework.Status {
+	if pos >= 0 && pos < len(c.classOf) {
+		k := c.classOf[pos]
+		if !c.classDone[k] {
+			c.classDone[k], c.byClass[k] = true, fw.runFilterRange(state, pod, ni, skip, 0, c.classUpTo)
+		}
+		if st := c.byClass[k]; st != nil || c.classUpTo == fw.staticFilters {
+			return st
+		}
+		return fw.runFilterRange(state, pod, ni, skip, c.classUpTo, fw.staticFilters)
+	}
+	if pos >= 0 && c.classOf == nil && pos < c.n {
+		if c.done == nil {
+			c.done, c.byPos = make([]bool, c.n), make([]*framework.Status, c.n)
+		}
+		if !c.done[pos] {
+			c.done[pos], c.byPos[pos] = true, fw.runFilterRange(state, pod, ni, skip, 0, fw.staticFilters)
+		}
+		return c.byPos[pos]
+	}
+	st, ok := c.byName[ni.Name()]
+	if !ok {
+		st = fw.runFilterRange(state, pod, ni, skip, 0, fw.staticFilters)
+		c.byName[ni.Name()] = st
+	}
+	return st
 }
 
 // runPreFilterPlugins runs PreFilter in order (docs/scheduler.md#the-cycle): Skip disables the
@@ -90,30 +127,7 @@ func (fw *Framework) runFilterPlugins(state *framework.CycleState, pod *framewor
 	}
 	from := 0
 	if cache != nil && fw.staticFilters > 0 {
-		var st *framework.Status
-		if pos >= 0 && pos < len(cache.classOf) {
-			c := cache.classOf[pos]
-			if cache.classDone[c] {
-				st = cache.byClass[c]
-			} else {
-				st = fw.runFilterRange(state, pod, ni, skip, 0, fw.staticFilters)
-				cache.classDone[c], cache.byClass[c] = true, st
-			}
-		} else if pos >= 0 && pos < len(cache.done) {
-			if cache.done[pos] {
-				st = cache.byPos[pos]
-			} else {
-				st = fw.runFilterRange(state, pod, ni, skip, 0, fw.staticFilters)
-				cache.done[pos], cache.byPos[pos] = true, st
-			}
-		} else {
-			var ok bool
-			if st, ok = cache.byName[ni.Name()]; !ok {
-				st = fw.runFilterRange(state, pod, ni, skip, 0, fw.staticFilters)
-				cache.byName[ni.Name()] = st
-			}
-		}
-		if st != nil {
+		if st := cache.verdict(fw, state, pod, ni, skip, pos); st != nil {
 			return st
 		}
 		from = fw.staticFilters
@@ -220,6 +234,15 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 		}
 	}
 	totals := make([]int64, len(nodes))
+	// Each plugin's list names the nodes; read the names once, not once
+	// per plugin (each read leads through the NodeInfo to the Node).
+	if cap(fw.names) < len(nodes) {
+		fw.names = make([]string, len(nodes))
+	}
+	names := fw.names[:len(nodes)]
+	for i, ni := range nodes {
+		names[i] = ni.Node.Name
+	}
 	var perPlugin map[string]framework.NodeScoreList
 	if keep {
 		perPlugin = map[string]framework.NodeScoreList{}
@@ -235,7 +258,7 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 			if !s.IsSuccess() {
 				return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugin %q: %s", name, s.Message()))
 			}
-			scores[i] = framework.NodeScore{Name: ni.Node.Name, Score: v}
+			scores[i] = framework.NodeScore{Name: names[i], Score: v}
 		}
 		if ext := ws.plugin.ScoreExtensions(); ext != nil {
 			if s := ext.NormalizeScore(state, pod, scores); !s.IsSuccess() {

@@ -18,6 +18,9 @@ import (
 type Snapshot struct {
 	nodes  []*framework.NodeInfo
 	byName map[string]*framework.NodeInfo
+	// names lists the nodes' names by position: reporting thousands of
+	// rejected nodes reads them here rather than through each node.
+	names []string
 	// affinity lists are rebuilt lazily after a pod with affinity is added.
 	affinityDirty      bool
 	withAffinity       []*framework.NodeInfo
@@ -40,9 +43,12 @@ var snapshotIDs atomic.Uint64
 
 // NewSnapshot wraps NodeInfos that are already in node-tree order.
 func NewSnapshot(nodes []*framework.NodeInfo) *Snapshot {
-	sn := &Snapshot{nodes: nodes, byName: make(map[string]*framework.NodeInfo, len(nodes)), affinityDirty: true, id: snapshotIDs.Add(1)}
-	for _, n := range nodes {
-		sn.byName[n.Name()] = n
+	sn := &Snapshot{nodes: nodes, byName: make(map[string]*framework.NodeInfo, len(nodes)), names: make([]string, len(nodes)),
+		affinityDirty: true, id: snapshotIDs.Add(1)}
+	for i, n := range nodes {
+		sn.names[i] = n.Name()
+		sn.byName[sn.names[i]] = n
+		n.Index = int32(i)
 	}
 	return sn
 }

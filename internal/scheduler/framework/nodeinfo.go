@@ -28,6 +28,12 @@ type NodeInfo struct {
 	ImageStates map[string]*ImageStateSummary
 	// Generation changes on every mutation, so derived caches can tell staleness.
 	Generation int64
+	// Index is the node's position in the snapshot list that last numbered
+	// it (the scheduler's NewSnapshot), so that plugins can keep per-node
+	// data in slices. It is only a hint: a reader checks that its own list
+	// holds this node at Index before trusting it (copies made for
+	// preemption carry their original's).
+	Index int32
 }
 
 // NewNodeInfo builds an empty NodeInfo for node.
@@ -132,6 +138,7 @@ func (n *NodeInfo) Clone() *NodeInfo {
 		Allocatable:                  n.Allocatable.cloneValue(),
 		ImageStates:                  n.ImageStates,
 		Generation:                   n.Generation,
+		Index:                        n.Index,
 	}
 	return c
 }

@@ -50,11 +50,16 @@ func (f *FitError) histogram() []string {
 	for r, n := range f.Counted {
 		counts[r] += n
 	}
-	explicit := f.CountedNodes
+	explicit := f.CountedNodes + len(f.NodeToStatus.Statuses)
+	// Nodes rejected alike often share one status object (per class or per
+	// cycle): count objects first, then their reasons once each.
+	byStatus := make(map[*framework.Status]int, 8)
 	for _, st := range f.NodeToStatus.Statuses {
-		explicit++
+		byStatus[st]++
+	}
+	for st, n := range byStatus {
 		for _, r := range st.Reasons() {
-			counts[r]++
+			counts[r] += n
 		}
 	}
 	if rest := f.NumAllNodes - explicit; rest > 0 && f.NodeToStatus.Absent != nil {

@@ -50,6 +50,16 @@ func TestFitErrorMessage(t *testing.T) {
 			want: "0/13 nodes are available: 1 Too many pods, 11 node(s) didn't satisfy plugin(s) [NodeAffinity], 2 Insufficient cpu. preemption: x",
 		},
 		{
+			name: "shared status objects count once per node",
+			fe: func() FitError {
+				shared, other := un("Insufficient cpu", "Too many pods"), un("Insufficient cpu")
+				return FitError{NumAllNodes: 5, NodeToStatus: framework.NodeToStatus{
+					Statuses: map[string]*framework.Status{"a": shared, "b": shared, "c": shared, "d": other, "e": nil},
+				}}
+			}(),
+			want: "0/5 nodes are available: 3 Too many pods, 4 Insufficient cpu.",
+		},
+		{
 			name: "prefilter message replaces histogram",
 			fe:   FitError{NumAllNodes: 2, PreFilterMsg: "pod has unbound immediate PersistentVolumeClaims", PostFilterMsg: "not found"},
 			want: "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found",

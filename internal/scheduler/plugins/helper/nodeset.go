@@ -41,6 +41,29 @@ func (x *ClassDomainIndex) Positions() map[*framework.NodeInfo]int32 {
 // NumNodes is the length of the node list the index was last updated with.
 func (x *ClassDomainIndex) NumNodes() int { return len(x.nodes) }
 
+// NodePositions returns the node list the index was last updated with, as
+// a NodePositions that reads a node's position from its Index hint.
+func (x *ClassDomainIndex) NodePositions() NodePositions { return NodePositions{nodes: x.nodes} }
+
+// NodePositions answers what Positions answers for a node list without a
+// map lookup: a NodeInfo's Index names its position in the snapshot list
+// that numbered it, which is checked against the list. A node the hint
+// does not lead to (copies, nodes numbered by another list) is reported
+// absent; callers then take their general path, as for nodes outside the
+// list.
+type NodePositions struct {
+	nodes []*framework.NodeInfo
+}
+
+// Of returns ni's position, or false.
+func (p NodePositions) Of(ni *framework.NodeInfo) (int32, bool) {
+	i := ni.Index
+	if i < 0 || int(i) >= len(p.nodes) || p.nodes[i] != ni || ni.Node == nil {
+		return -1, false
+	}
+	return i, true
+}
+
 // DomainNodes returns, for key, the positions of the nodes in each domain
 // (node labels are fixed within a snapshot, so it is built once per key).
 func (x *ClassDomainIndex) DomainNodes(key string) map[string][]int32 {

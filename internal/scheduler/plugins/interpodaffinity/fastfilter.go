@@ -14,7 +14,7 @@ import (
 // soon as the counts change (AddPod, RemovePod, Clone); nodes outside the
 // snapshot (copies, hypothetical nodes) take the map path.
 type fastFilter struct {
-	pos map[*framework.NodeInfo]int32
+	pos helper.NodePositions
 	// affinityKeys: nodes carrying every required affinity term's key;
 	// affinityExist: nodes whose domain of every term holds a matching pod.
 	affinityKeys, affinityExist helper.NodeSet
@@ -24,7 +24,25 @@ type fastFilter struct {
 	// the incoming pod's anti-affinity, or whose anti-affinity, rejects
 	// (nil: none).
 	antiBlocked, existingBlocked helper.NodeSet
+	// rejections holds one status per reason, made on first use: the
+	// reasons are fixed and the framework only tags a status with this
+	// plugin's name, so every rejected node of the cycle can share one.
+	rejections [3]*framework.Status
 }
+
+// rejection returns the cycle's status for reason i of rejectionReasons.
+func (f *fastFilter) rejection(i int) *framework.Status {
+	if f.rejections[i] == nil {
+		f.rejections[i] = framework.NewStatus(rejectionCodes[i], rejectionReasons[i])
+	}
+	return f.rejections[i]
+}
+
+// The fast filter's reasons and codes, in Filter's order.
+var (
+	rejectionReasons = [3]string{ErrReasonAffinityRulesNotMatch, ErrReasonAntiAffinityRulesNotMatch, ErrReasonExistingAntiAffinityRulesNotMatch}
+	rejectionCodes   = [3]framework.Code{framework.UnschedulableAndUnresolvable, framework.Unschedulable, framework.Unschedulable}
+)
 
 // buildFastFilter computes the node sets over x's nodes, which must be the
 // nodes PreFilter was given. It returns nil when the counts are not in their
@@ -36,7 +54,7 @@ func buildFastFilter(s *preFilterState, x *helper.ClassDomainIndex) *fastFilter 
 		}
 	}
 	n := x.NumNodes()
-	f := &fastFilter{pos: x.Positions()}
+	f := &fastFilter{pos: x.NodePositions()}
 	if len(s.requiredAffinity) > 0 {
 		for i := range s.requiredAffinity {
 			key := s.requiredAffinity[i].TopologyKey
@@ -76,18 +94,18 @@ func unionOfDomains(c *lazyCounts, x *helper.ClassDomainIndex, n int) helper.Nod
 // filter is Filter's verdict for a snapshot node; ok is false for nodes
 // the sets do not cover.
 func (f *fastFilter) filter(ni *framework.NodeInfo) (st *framework.Status, ok bool) {
-	p, ok := f.pos[ni]
+	p, ok := f.pos.Of(ni)
 	if !ok {
 		return nil, false
 	}
 	if f.affinityKeys != nil && (!f.affinityKeys.Has(p) || (!f.affinityExist.Has(p) && !f.selfMatch)) {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch), true
+		return f.rejection(0), true
 	}
 	if f.antiBlocked != nil && f.antiBlocked.Has(p) {
-		return framework.NewStatus(framework.Unschedulable, ErrReasonAntiAffinityRulesNotMatch), true
+		return f.rejection(1), true
 	}
 	if f.existingBlocked != nil && f.existingBlocked.Has(p) {
-		return framework.NewStatus(framework.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch), true
+		return f.rejection(2), true
 	}
 	return nil, true
 }

@@ -5,39 +5,69 @@ import (
 	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 )
 
-// fastScore is the per-domain score renumbered by the index's value ids, so
+// fastScore is the per-domain score numbered by the index's value ids, so
 // that Score on a snapshot node reads a position and a slice per topology
-// key instead of the node's label map and a string-keyed score map. Nodes
-// outside the snapshot take the map path; both sum the same integers.
+// key instead of the node's label map and a string-keyed score map. PreScore
+// adds the index's per-domain counts straight into it (no string-keyed map
+// in between). Nodes outside the snapshot are answered through their labels
+// and the same value ids; both sum the same integers.
 type fastScore struct {
-	pos  map[*framework.NodeInfo]int32
+	pos  helper.NodePositions
+	x    *helper.ClassDomainIndex
 	keys []fastScoreKey
+	// byKey finds a key's entry in keys; any is set once some domain got a
+	// score (even a zero sum), which is when the map form is non-empty.
+	byKey map[string]int
+	any   bool
+	// incomplete is set when a domain value had no id (never for domains
+	// counted over the index's own nodes); PreScore then uses the map form.
+	incomplete bool
 }
 
 type fastScoreKey struct {
-	ids []int32
-	// byID is the domain's score by value id (absent domains score 0).
-	byID []int64
+	key     string
+	ids     []int32
+	byValue map[string]int32
+	// byID is the domain's score by value id (absent domains score 0);
+	// touched marks the domains the map form would list.
+	byID    []int64
+	touched []bool
 }
 
-func buildFastScore(score scoreMap, x *helper.ClassDomainIndex) *fastScore {
-	f := &fastScore{pos: x.Positions(), keys: make([]fastScoreKey, 0, len(score))}
-	for key, values := range score {
-		ids, byValue := x.ValueIDs(key)
-		k := fastScoreKey{ids: ids, byID: make([]int64, len(byValue))}
-		for v, n := range values {
-			if id, ok := byValue[v]; ok {
-				k.byID[id] = n
-			}
-		}
-		f.keys = append(f.keys, k)
+func newFastScore(x *helper.ClassDomainIndex) *fastScore {
+	return &fastScore{pos: x.NodePositions(), x: x, byKey: map[string]int{}}
+}
+
+// addDomains adds weight times each domain's count to key's scores, as
+// scoreMap.addDomains does.
+func (f *fastScore) addDomains(key string, domains map[string]int64, weight int64) {
+	if len(domains) == 0 {
+		return
 	}
-	return f
+	f.any = true
+	i, ok := f.byKey[key]
+	if !ok {
+		ids, byValue := f.x.ValueIDs(key)
+		i = len(f.keys)
+		f.byKey[key] = i
+		f.keys = append(f.keys, fastScoreKey{key: key, ids: ids, byValue: byValue,
+			byID: make([]int64, len(byValue)), touched: make([]bool, len(byValue))})
+	}
+	k := &f.keys[i]
+	for v, n := range domains {
+		id, ok := k.byValue[v]
+		if !ok {
+			f.incomplete = true
+			continue
+		}
+		k.byID[id] += weight * n
+		k.touched[id] = true
+	}
 }
 
 // score is Score's sum for a snapshot node; ok is false for other nodes.
 func (f *fastScore) score(ni *framework.NodeInfo) (int64, bool) {
-	p, ok := f.pos[ni]
+	p, ok := f.pos.Of(ni)
 	if !ok {
 		return 0, false
 	}
@@ -48,4 +78,37 @@ func (f *fastScore) score(ni *framework.NodeInfo) (int64, bool) {
 		}
 	}
 	return sum, true
+}
+
+// scoreByLabels is Score's sum for any node, read through its labels.
+func (f *fastScore) scoreByLabels(ni *framework.NodeInfo) int64 {
+	var sum int64
+	for i := range f.keys {
+		k := &f.keys[i]
+		if v, ok := ni.Node.Labels[k.key]; ok {
+			if id, ok := k.byValue[v]; ok {
+				sum += k.byID[id]
+			}
+		}
+	}
+	return sum
+}
+
+// scoreMap is the score in map form (tests compare it with the pod walk).
+func (f *fastScore) scoreMap() scoreMap {
+	out := scoreMap{}
+	for i := range f.keys {
+		k := &f.keys[i]
+		names := f.x.ValueNames(k.key)
+		for id, t := range k.touched {
+			if !t {
+				continue
+			}
+			if out[k.key] == nil {
+				out[k.key] = map[string]int64{}
+			}
+			out[k.key][names[id]] = k.byID[id]
+		}
+	}
+	return out
 }

@@ -129,8 +129,7 @@ func (m scoreMap) addDomains(key string, domains map[string]int64, weight int64)
 // scoreFromIndex is PreScore's sum over the index: the incoming pod's
 // preferred terms (namespaces resolved) against the classes of all pods when
 // it has any, and the existing pods' terms against the incoming pod.
-func (pl *Plugin) scoreFromIndex(x *existingIndex, pi *framework.PodInfo, affinity, antiAffinity []framework.WeightedAffinityTerm) scoreMap {
-	score := make(scoreMap)
+func (pl *Plugin) scoreFromIndex(x *existingIndex, pi *framework.PodInfo, affinity, antiAffinity []framework.WeightedAffinityTerm, score scoreAdder) {
 	classes := x.domains.Classes()
 	incoming := func(terms []framework.WeightedAffinityTerm, multiplier int64) {
 		for i := range terms {
@@ -164,5 +163,10 @@ func (pl *Plugin) scoreFromIndex(x *existingIndex, pi *framework.PodInfo, affini
 		}
 		score.addDomains(st.term.TopologyKey, st.soft, 1)
 	}
-	return score
+}
+
+// scoreAdder receives PreScore's per-domain contributions: a scoreMap, or
+// a fastScore that numbers the domains as they come.
+type scoreAdder interface {
+	addDomains(key string, domains map[string]int64, weight int64)
 }

@@ -128,8 +128,11 @@ func TestScoreIndexMatchesPodWalk(t *testing.T) {
 						t.Fatal(err)
 					}
 					got = s.topologyScore
+					if s.fast != nil {
+						got = s.fast.scoreMap()
+					}
 					// Score by node position equals Score through the labels.
-					slow := &preScoreState{topologyScore: s.topologyScore}
+					slow := &preScoreState{topologyScore: got}
 					slowCS := framework.NewCycleState()
 					slowCS.Write(preScoreStateKey, slow)
 					for _, ni := range h.Nodes() {
@@ -137,6 +140,12 @@ func TestScoreIndexMatchesPodWalk(t *testing.T) {
 						b, _ := pl.Score(slowCS, incoming, ni)
 						if a != b {
 							t.Fatalf("seed %d step %d node %s: Score %d by position, %d by labels", seed, step, ni.Name(), a, b)
+						}
+						// A copy outside the snapshot list is read through its labels.
+						c := framework.NewNodeInfo(ni.Node)
+						c.Index = -1
+						if d, _ := pl.Score(cs, incoming, c); d != b {
+							t.Fatalf("seed %d step %d node %s: Score %d for a copy, %d by labels", seed, step, ni.Name(), d, b)
 						}
 					}
 				} else if st.Code() != framework.Skip {

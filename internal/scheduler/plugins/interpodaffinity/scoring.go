@@ -12,11 +12,16 @@ const preScoreStateKey framework.StateKey = "PreScore" + Name
 // scoreMap is topologyKey -> topology value -> accumulated weight.
 type scoreMap map[string]map[string]int64
 
-// preScoreState is the per-domain score built in PreScore.
+// preScoreState is the per-domain score built in PreScore: by value id
+// (fast, fastscore.go), or in map form when some domain had no id.
 type preScoreState struct {
 	topologyScore scoreMap
-	// fast reads the scores by node position (fastscore.go).
-	fast *fastScore
+	fast          *fastScore
+}
+
+// empty tells whether no domain got a score.
+func (s *preScoreState) empty() bool {
+	return len(s.topologyScore) == 0 && (s.fast == nil || !s.fast.any)
 }
 
 // Clone shares the state: Score only reads it.
@@ -46,11 +51,21 @@ func (pl *Plugin) PreScore(cs *framework.CycleState, pi *framework.PodInfo, node
 		// No existing pod with scoring terms: nothing could be added.
 		return framework.NewStatus(framework.Skip)
 	}
-	score := pl.scoreFromIndex(pl.index, pi, affinity, antiAffinity)
-	if len(score) == 0 {
+	fast := newFastScore(pl.index.domains)
+	pl.scoreFromIndex(pl.index, pi, affinity, antiAffinity, fast)
+	if fast.incomplete {
+		score := make(scoreMap)
+		pl.scoreFromIndex(pl.index, pi, affinity, antiAffinity, score)
+		if len(score) == 0 {
+			return framework.NewStatus(framework.Skip)
+		}
+		cs.Write(preScoreStateKey, &preScoreState{topologyScore: score})
+		return nil
+	}
+	if !fast.any {
 		return framework.NewStatus(framework.Skip)
 	}
-	cs.Write(preScoreStateKey, &preScoreState{topologyScore: score, fast: buildFastScore(score, pl.index.domains)})
+	cs.Write(preScoreStateKey, &preScoreState{fast: fast})
 	return nil
 }
 
@@ -76,6 +91,7 @@ func (pl *Plugin) Score(cs *framework.CycleState, _ *framework.PodInfo, nodeInfo
 		if score, ok := s.fast.score(nodeInfo); ok {
 			return score, nil
 		}
+		return s.fast.scoreByLabels(nodeInfo), nil
 	}
 	node := nodeInfo.Node
 	var score int64
@@ -97,7 +113,7 @@ func (pl *Plugin) NormalizeScore(cs *framework.CycleState, _ *framework.PodInfo,
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	if len(s.topologyScore) == 0 {
+	if s.empty() {
 		return nil
 	}
 	var minCount int64 = math.MaxInt64

@@ -28,11 +28,15 @@ const (
 	preScoreStateKey  framework.StateKey = "PreScore" + Name
 )
 
-// NodeAffinity is the plugin.
-type NodeAffinity struct{}
+// NodeAffinity is the plugin. It keeps a value table of the current
+// snapshot's node labels (table.go) for its compiled selectors.
+type NodeAffinity struct {
+	handle framework.Handle
+	tbl    *nodeTable
+}
 
 // New builds the plugin (berth has no scheduler-enforced addedAffinity).
-func New(framework.Handle) framework.Plugin { return &NodeAffinity{} }
+func New(h framework.Handle) framework.Plugin { return &NodeAffinity{handle: h} }
 
 func (*NodeAffinity) Name() string { return Name }
 
@@ -41,60 +45,37 @@ func (*NodeAffinity) StaticFilter() {}
 
 type preFilterState struct {
 	required nodeaffinity.RequiredNodeAffinity
-	// memo caches verdicts by the node's values of keys, the only labels
-	// the required selector reads (nil keys: no memo, e.g. matchFields make
-	// the verdict depend on the node's name). Filter runs one node at a time.
-	keys []string
-	memo map[string]bool
-	buf  []byte
+	// fast answers nodes of tbl (nil: the helper's matcher answers all).
+	// Its verdict caches fill in as Filter runs, one node at a time.
+	tbl  *nodeTable
+	fast *compiledRequired
+	// rejected is the cycle's one rejection status: every rejected node
+	// gets the same (immutable) reason, and the framework only tags it with
+	// this plugin's name, so one object serves them all.
+	rejected *framework.Status
 }
 
-// newPreFilterState parses the pod's required selector and lists the label
-// keys its verdict depends on.
-func newPreFilterState(pod *v1.Pod) *preFilterState {
+// newPreFilterState parses the pod's required selector and compiles it
+// over tbl when there is one.
+func newPreFilterState(pod *v1.Pod, tbl *nodeTable) *preFilterState {
 	s := &preFilterState{required: nodeaffinity.GetRequiredNodeAffinity(pod)}
-	keys := sets.New[string]()
-	for k := range pod.Spec.NodeSelector {
-		keys.Insert(k)
-	}
-	if required := requiredTerms(pod); required != nil {
-		for _, term := range required.NodeSelectorTerms {
-			if len(term.MatchFields) > 0 {
-				return s
-			}
-			for _, r := range term.MatchExpressions {
-				keys.Insert(r.Key)
-			}
+	if tbl != nil {
+		if c := compileRequired(tbl, pod); c != nil {
+			s.tbl, s.fast = tbl, c
 		}
 	}
-	if keys.Has(v1.LabelHostname) {
-		return s
-	}
-	s.keys = sets.List(keys)
-	s.memo = map[string]bool{}
 	return s
 }
 
-// match is s.required.Match(node), answered from the memo when it can be.
-func (s *preFilterState) match(node *v1.Node) bool {
-	if s.memo == nil || node == nil {
-		ok, _ := s.required.Match(node)
-		return ok
-	}
-	b := s.buf[:0]
-	for _, k := range s.keys {
-		if v, ok := node.Labels[k]; ok {
-			b = append(b, 1)
-			b = append(b, v...)
+// match is s.required.Match(ni.Node), answered from the compiled selector
+// when the table describes the node.
+func (s *preFilterState) match(ni *framework.NodeInfo) bool {
+	if s.fast != nil {
+		if pos := s.tbl.position(ni); pos >= 0 {
+			return s.fast.match(pos)
 		}
-		b = append(b, 0)
 	}
-	s.buf = b
-	if ok, found := s.memo[string(b)]; found {
-		return ok
-	}
-	ok, _ := s.required.Match(node)
-	s.memo[string(b)] = ok
+	ok, _ := s.required.Match(ni.Node)
 	return ok
 }
 
@@ -115,7 +96,7 @@ func (pl *NodeAffinity) PreFilter(state *framework.CycleState, pod *framework.Po
 	if required == nil && pod.Pod.Spec.NodeSelector == nil {
 		return nil, framework.NewStatus(framework.Skip)
 	}
-	state.Write(preFilterStateKey, newPreFilterState(pod.Pod))
+	state.Write(preFilterStateKey, newPreFilterState(pod.Pod, pl.table()))
 	if required == nil || len(required.NodeSelectorTerms) == 0 {
 		return nil, nil
 	}
@@ -159,14 +140,20 @@ func (pl *NodeAffinity) Filter(state *framework.CycleState, pod *framework.PodIn
 	if !ok {
 		s = &preFilterState{required: nodeaffinity.GetRequiredNodeAffinity(pod.Pod)}
 	}
-	if !s.match(nodeInfo.Node) {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonPod)
+	if !s.match(nodeInfo) {
+		if s.rejected == nil {
+			s.rejected = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonPod)
+		}
+		return s.rejected
 	}
 	return nil
 }
 
 type preScoreState struct {
 	preferred *nodeaffinity.PreferredSchedulingTerms
+	// fast scores nodes of tbl (nil: the helper scores all).
+	tbl  *nodeTable
+	fast *compiledPreferred
 }
 
 func (s *preScoreState) Clone() framework.StateData { return s }
@@ -181,7 +168,13 @@ func (pl *NodeAffinity) PreScore(state *framework.CycleState, pod *framework.Pod
 	if err != nil {
 		return framework.AsStatus(fmt.Errorf("parsing pod's preferred node affinity: %w", err))
 	}
-	state.Write(preScoreStateKey, &preScoreState{preferred: terms})
+	ps := &preScoreState{preferred: terms}
+	if tbl := pl.table(); tbl != nil {
+		if c := compilePreferred(tbl, a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution); c != nil {
+			ps.tbl, ps.fast = tbl, c
+		}
+	}
+	state.Write(preScoreStateKey, ps)
 	return nil
 }
 
@@ -190,6 +183,11 @@ func (pl *NodeAffinity) Score(state *framework.CycleState, pod *framework.PodInf
 	s, ok := state.Read(preScoreStateKey).(*preScoreState)
 	if !ok {
 		return 0, framework.AsStatus(fmt.Errorf("reading %q from cycleState: not found", preScoreStateKey))
+	}
+	if s.fast != nil {
+		if pos := s.tbl.position(nodeInfo); pos >= 0 {
+			return s.fast.score(pos), nil
+		}
 	}
 	return s.preferred.Score(nodeInfo.Node), nil
 }

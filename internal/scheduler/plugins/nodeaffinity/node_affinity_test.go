@@ -1,6 +1,7 @@
 package nodeaffinity
 
 import (
+	"fmt"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -48,35 +49,43 @@ func TestPreFilterAndFilter(t *testing.T) {
 		}}), wantPreCode: framework.UnschedulableAndUnresolvable, wantFilter: framework.UnschedulableAndUnresolvable},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := plugintest.SizedPod("p", "", "")
-			p.Spec.NodeSelector = tt.nodeSelector
-			p.Spec.Affinity = tt.affinity
-			pi := framework.NewPodInfo(p, true)
-			ni := framework.NewNodeInfo(plugintest.WithLabels(plugintest.SizedNode("n1", "1", "1Gi", 10), tt.nodeLabels...))
-			pl := New(nil).(*NodeAffinity)
-			cs := framework.NewCycleState()
-			res, st := pl.PreFilter(cs, pi, []*framework.NodeInfo{ni})
-			if st.Code() != tt.wantPreCode {
-				t.Fatalf("PreFilter code %v, want %v", st.Code(), tt.wantPreCode)
-			}
-			if st.Code() == framework.UnschedulableAndUnresolvable {
-				if st.Message() != ErrReasonConflict {
-					t.Fatalf("PreFilter message %q", st.Message())
+		for _, tabled := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/tabled=%v", tt.name, tabled), func(t *testing.T) {
+				p := plugintest.SizedPod("p", "", "")
+				p.Spec.NodeSelector = tt.nodeSelector
+				p.Spec.Affinity = tt.affinity
+				pi := framework.NewPodInfo(p, true)
+				node := plugintest.WithLabels(plugintest.SizedNode("n1", "1", "1Gi", 10), tt.nodeLabels...)
+				ni := framework.NewNodeInfo(node)
+				var h framework.Handle
+				if tabled {
+					hh := plugintest.NewHandle([]*v1.Node{node}, nil)
+					h, ni = hh, hh.NodeInfos[0]
 				}
-				return
-			}
-			if tt.wantNames == nil && !res.AllNodes() || tt.wantNames != nil && (res.AllNodes() || !sets.KeySet(res.NodeNames).Equal(tt.wantNames)) {
-				t.Fatalf("PreFilterResult %v, want %v", res, tt.wantNames)
-			}
-			fs := pl.Filter(cs, pi, ni)
-			if fs.Code() != tt.wantFilter {
-				t.Fatalf("Filter code %v, want %v", fs.Code(), tt.wantFilter)
-			}
-			if !fs.IsSuccess() && fs.Message() != ErrReasonPod {
-				t.Fatalf("Filter message %q", fs.Message())
-			}
-		})
+				pl := New(h).(*NodeAffinity)
+				cs := framework.NewCycleState()
+				res, st := pl.PreFilter(cs, pi, []*framework.NodeInfo{ni})
+				if st.Code() != tt.wantPreCode {
+					t.Fatalf("PreFilter code %v, want %v", st.Code(), tt.wantPreCode)
+				}
+				if st.Code() == framework.UnschedulableAndUnresolvable {
+					if st.Message() != ErrReasonConflict {
+						t.Fatalf("PreFilter message %q", st.Message())
+					}
+					return
+				}
+				if tt.wantNames == nil && !res.AllNodes() || tt.wantNames != nil && (res.AllNodes() || !sets.KeySet(res.NodeNames).Equal(tt.wantNames)) {
+					t.Fatalf("PreFilterResult %v, want %v", res, tt.wantNames)
+				}
+				fs := pl.Filter(cs, pi, ni)
+				if fs.Code() != tt.wantFilter {
+					t.Fatalf("Filter code %v, want %v", fs.Code(), tt.wantFilter)
+				}
+				if !fs.IsSuccess() && fs.Message() != ErrReasonPod {
+					t.Fatalf("Filter message %q", fs.Message())
+				}
+			})
+		}
 	}
 }
 
@@ -97,36 +106,44 @@ func TestScore(t *testing.T) {
 		{name: "nothing matches", preferred: []v1.PreferredSchedulingTerm{pref(10, "disk", "ssd")}, labels: [][]string{nil, nil}, want: []int64{0, 0}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := plugintest.SizedPod("p", "", "")
-			if tt.preferred != nil {
-				p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: tt.preferred}}
-			}
-			pi := framework.NewPodInfo(p, true)
-			var nis []*framework.NodeInfo
-			for i, l := range tt.labels {
-				nis = append(nis, framework.NewNodeInfo(plugintest.WithLabels(plugintest.SizedNode(string(rune('a'+i)), "1", "1Gi", 10), l...)))
-			}
-			pl := New(nil).(*NodeAffinity)
-			cs := framework.NewCycleState()
-			st := pl.PreScore(cs, pi, nis)
-			if st.IsSkip() != tt.wantSkip {
-				t.Fatalf("skip = %v", st.IsSkip())
-			}
-			if tt.wantSkip {
-				return
-			}
-			scores := make(framework.NodeScoreList, len(nis))
-			for i, ni := range nis {
-				s, _ := pl.Score(cs, pi, ni)
-				scores[i] = framework.NodeScore{Name: ni.Name(), Score: s}
-			}
-			pl.NormalizeScore(cs, pi, scores)
-			for i := range scores {
-				if scores[i].Score != tt.want[i] {
-					t.Fatalf("node %d: %d, want %d", i, scores[i].Score, tt.want[i])
+		for _, tabled := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/tabled=%v", tt.name, tabled), func(t *testing.T) {
+				p := plugintest.SizedPod("p", "", "")
+				if tt.preferred != nil {
+					p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: tt.preferred}}
 				}
-			}
-		})
+				pi := framework.NewPodInfo(p, true)
+				var nodes []*v1.Node
+				for i, l := range tt.labels {
+					nodes = append(nodes, plugintest.WithLabels(plugintest.SizedNode(string(rune('a'+i)), "1", "1Gi", 10), l...))
+				}
+				hh := plugintest.NewHandle(nodes, nil)
+				nis := hh.NodeInfos
+				var h framework.Handle
+				if tabled {
+					h = hh
+				}
+				pl := New(h).(*NodeAffinity)
+				cs := framework.NewCycleState()
+				st := pl.PreScore(cs, pi, nis)
+				if st.IsSkip() != tt.wantSkip {
+					t.Fatalf("skip = %v", st.IsSkip())
+				}
+				if tt.wantSkip {
+					return
+				}
+				scores := make(framework.NodeScoreList, len(nis))
+				for i, ni := range nis {
+					s, _ := pl.Score(cs, pi, ni)
+					scores[i] = framework.NodeScore{Name: ni.Name(), Score: s}
+				}
+				pl.NormalizeScore(cs, pi, scores)
+				for i := range scores {
+					if scores[i].Score != tt.want[i] {
+						t.Fatalf("node %d: %d, want %d", i, scores[i].Score, tt.want[i])
+					}
+				}
+			})
+		}
 	}
 }

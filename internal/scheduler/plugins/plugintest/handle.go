@@ -34,8 +34,9 @@ var _ framework.Handle = (*Handle)(nil)
 func NewHandle(nodes []*v1.Node, pods []*v1.Pod) *Handle {
 	h := &Handle{Feats: version.MustFeatures("1.36")}
 	byName := map[string]*framework.NodeInfo{}
-	for _, n := range nodes {
+	for i, n := range nodes {
 		ni := framework.NewNodeInfo(n)
+		ni.Index = int32(i)
 		h.NodeInfos = append(h.NodeInfos, ni)
 		byName[n.Name] = ni
 	}

@@ -25,11 +25,15 @@ const preScoreStateKey framework.StateKey = "PreScore" + Name
 // TaintToleration is the plugin.
 type TaintToleration struct {
 	keyValueText bool
+	handle       framework.Handle
+	// tbl and memo answer nodes by taint class (table.go).
+	tbl  *taintTable
+	memo filterMemo
 }
 
 // New builds the plugin; the reason text follows the cluster's version.
 func New(h framework.Handle) framework.Plugin {
-	return &TaintToleration{keyValueText: h.Features().TaintKeyValueText}
+	return &TaintToleration{keyValueText: h.Features().TaintKeyValueText, handle: h}
 }
 
 func (*TaintToleration) Name() string { return Name }
@@ -37,9 +41,25 @@ func (*TaintToleration) Name() string { return Name }
 // StaticFilter marks the verdict as depending only on the node and the pod's tolerations.
 func (*TaintToleration) StaticFilter() {}
 
-// Filter rejects the node on its first untolerated NoSchedule/NoExecute taint.
+// Filter rejects the node on its first untolerated NoSchedule/NoExecute
+// taint. Nodes of the snapshot are answered once per taint list per pod.
 func (pl *TaintToleration) Filter(_ *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
-	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), nodeInfo.Node.Spec.Taints, pod.Pod.Spec.Tolerations, helper.DoNotScheduleTaints, false)
+	c := pl.table().class(nodeInfo)
+	if c < 0 {
+		return pl.filter(nodeInfo.Node.Spec.Taints, pod.Pod)
+	}
+	if c == 0 {
+		return nil // no taints
+	}
+	m := pl.memoFor(pod.Pod)
+	if !m.done[c] {
+		m.done[c], m.st[c] = true, pl.filter(pl.tbl.taints[c], pod.Pod)
+	}
+	return m.st[c]
+}
+
+func (pl *TaintToleration) filter(taints []v1.Taint, pod *v1.Pod) *framework.Status {
+	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), taints, pod.Spec.Tolerations, helper.DoNotScheduleTaints, false)
 	if !untolerated {
 		return nil
 	}
@@ -55,6 +75,9 @@ func (pl *TaintToleration) untoleratedReason(taint *v1.Taint) string {
 
 type preScoreState struct {
 	tolerationsPreferNoSchedule []v1.Toleration
+	// byClass caches Score per taint class of tbl (-1: not yet known).
+	tbl     *taintTable
+	byClass []int64
 }
 
 func (s *preScoreState) Clone() framework.StateData { return s }
@@ -70,7 +93,14 @@ func (pl *TaintToleration) PreScore(state *framework.CycleState, pod *framework.
 			tols = append(tols, t)
 		}
 	}
-	state.Write(preScoreStateKey, &preScoreState{tolerationsPreferNoSchedule: tols})
+	ps := &preScoreState{tolerationsPreferNoSchedule: tols}
+	if tbl := pl.table(); tbl != nil {
+		ps.tbl, ps.byClass = tbl, make([]int64, len(tbl.taints))
+		for i := range ps.byClass {
+			ps.byClass[i] = -1
+		}
+	}
+	state.Write(preScoreStateKey, ps)
 	return nil
 }
 
@@ -80,9 +110,21 @@ func (pl *TaintToleration) Score(state *framework.CycleState, pod *framework.Pod
 	if !ok {
 		return 0, framework.AsStatus(fmt.Errorf("reading %q from cycleState: not found", preScoreStateKey))
 	}
+	c := s.tbl.class(nodeInfo)
+	if c < 0 {
+		return s.count(nodeInfo.Node.Spec.Taints), nil
+	}
+	if s.byClass[c] < 0 {
+		s.byClass[c] = s.count(s.tbl.taints[c])
+	}
+	return s.byClass[c], nil
+}
+
+// count is how many PreferNoSchedule taints the tolerations leave untolerated.
+func (s *preScoreState) count(taints []v1.Taint) int64 {
 	var n int64
-	for i := range nodeInfo.Node.Spec.Taints {
-		taint := &nodeInfo.Node.Spec.Taints[i]
+	for i := range taints {
+		taint := &taints[i]
 		if taint.Effect != v1.TaintEffectPreferNoSchedule {
 			continue
 		}
@@ -90,7 +132,7 @@ func (pl *TaintToleration) Score(state *framework.CycleState, pod *framework.Pod
 			n++
 		}
 	}
-	return n, nil
+	return n
 }
 
 // ScoreExtensions normalizes so that fewer untolerated taints score higher.
