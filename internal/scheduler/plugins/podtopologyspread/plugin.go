@@ -40,6 +40,8 @@ type Plugin struct {
 	classes *helper.PodClassIndex
 	// index counts pods per class and domain over the snapshot (PreFilter).
 	index *helper.ClassDomainIndex
+	// selections counts selected pods per node for scoring (shapes.go).
+	selections *selections
 }
 
 var (
