@@ -313,8 +313,9 @@ func randomFeasible(r *rand.Rand, all []*framework.NodeInfo) ([]*framework.NodeI
 
 // TestScoresMatchPlainComputation scores random pods on random clusters
 // through a plugin that follows a snapshot's pod log (selections, PreScore's
-// raw score table) and compares with plainScores, while pods bind one by
-// one and snapshots are replaced, as in a Sync.
+// raw score table) and compares with plainScores, and PreFilter's counts
+// with plainWalk, while pods bind one by one and snapshots are replaced,
+// as in a Sync.
 func TestScoresMatchPlainComputation(t *testing.T) {
 	rsA := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "rs-a"},
 		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}
@@ -343,6 +344,16 @@ func TestScoresMatchPlainComputation(t *testing.T) {
 			walk := &Plugin{handle: h.Handle, defaultConstraints: pl.defaultConstraints, systemDefaulted: pl.systemDefaulted,
 				classes: helper.NewPodClassIndex(), index: helper.NewClassDomainIndex()}
 			for name, run := range map[string]*Plugin{"indexed": pl, "walk": walk} {
+				// PreFilter's counts read the selections too (walk.go).
+				if want := plainWalk(run, pod, h.Nodes()); len(want) > 0 {
+					cs := framework.NewCycleState()
+					if _, st := run.PreFilter(cs, framework.NewPodInfo(pod, true), h.Nodes()); !st.IsSuccess() {
+						t.Fatalf("seed %d step %d (%s): PreFilter %v", seed, step, name, st.Message())
+					}
+					if s, err := getPreFilterState(cs); err != nil || !reflect.DeepEqual(s.tpValueToMatchNum, want) {
+						t.Fatalf("seed %d step %d (%s): PreFilter counts %v, want %v (%v)", seed, step, name, s.tpValueToMatchNum, want, err)
+					}
+				}
 				gotSkip, gotRaw, gotNorm := runScores(t, run, pod, feasible, order)
 				if gotSkip != wantSkip || !reflect.DeepEqual(gotRaw, wantRaw) || !reflect.DeepEqual(gotNorm, wantNorm) {
 					t.Fatalf("seed %d step %d (%s): pod %+v\ngot skip=%v raw=%v norm=%v\nwant skip=%v raw=%v norm=%v",
