@@ -218,7 +218,7 @@ func randomPod(r *rand.Rand, name, node string) *v1.Pod {
 // randomIncoming draws the pod to score: owned (system defaults from the
 // ReplicaSet and Service), or with its own constraints over zone, rack and
 // hostname, selectors of every kind, inclusion policies, matchLabelKeys, a
-// nodeSelector or tolerations.
+// nodeSelector, required node affinity (labels or fields) or tolerations.
 func randomIncoming(r *rand.Rand) *v1.Pod {
 	p := randomPod(r, "incoming", "")
 	p.DeletionTimestamp = nil
@@ -270,8 +270,21 @@ func randomIncoming(r *rand.Rand) *v1.Pod {
 	if r.Intn(3) == 0 {
 		p.Spec.NodeSelector = map[string]string{"rack": fmt.Sprintf("r%d", r.Intn(4))}
 	}
+	switch r.Intn(4) {
+	case 0:
+		p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+			NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{
+				{Key: pt.ZoneLabel, Operator: v1.NodeSelectorOpIn, Values: []string{fmt.Sprintf("z%d", r.Intn(3))}}}}}}}}
+	case 1:
+		p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+			NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{
+				{Key: "metadata.name", Operator: v1.NodeSelectorOpNotIn, Values: []string{fmt.Sprintf("n%02d", r.Intn(10))}}}}}}}}
+	}
 	if r.Intn(3) == 0 {
 		p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpExists}}
+		if r.Intn(2) == 0 {
+			p.Spec.Tolerations[0].Value, p.Spec.Tolerations[0].Operator = []string{"x", "y"}[r.Intn(2)], v1.TolerationOpEqual
+		}
 	}
 	return p
 }
@@ -379,5 +392,39 @@ func TestScoresMatchPlainComputation(t *testing.T) {
 	}
 	if compared < 500 {
 		t.Fatalf("only %d scored cases compared", compared)
+	}
+}
+
+// TestIncluderMatchesPolicies asks one snapshot's inclusion verdicts for
+// many random pods, so that pods whose inclusion shapes are spelled alike
+// share verdicts, and checks every node against matchNodeInclusionPolicies.
+func TestIncluderMatchesPolicies(t *testing.T) {
+	for seed := int64(0); seed < 20; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		nodes, _ := randomCluster(r)
+		h := pt.NewHandle(nodes, nil)
+		x := helper.NewClassDomainIndex()
+		x.Update(h, h.Nodes())
+		sels := newSelections(x)
+		for k := 0; k < 200; k++ {
+			pod := randomIncoming(r)
+			if r.Intn(2) == 0 && len(pod.Spec.Tolerations) > 0 {
+				pod.Spec.Tolerations[0].TolerationSeconds = ptr.To(int64(r.Intn(2)))
+				pod.Spec.Tolerations[0].Effect = []v1.TaintEffect{"", v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute}[r.Intn(3)]
+			}
+			cs, err := filterConstraints(pod.Spec.TopologySpreadConstraints, pod.Labels, v1.ScheduleAnyway)
+			if err != nil {
+				t.Fatal(err)
+			}
+			required := nodeaffinity.GetRequiredNodeAffinity(pod)
+			for i := range cs {
+				in := sels.includer(&cs[i], pod, required, h.Nodes())
+				for p, ni := range h.Nodes() {
+					if got, want := in.has(int32(p)), cs[i].matchNodeInclusionPolicies(pod, ni.Node, required); got != want {
+						t.Fatalf("seed %d pod %d node %s: included %v, want %v", seed, k, ni.Name(), got, want)
+					}
+				}
+			}
+		}
 	}
 }

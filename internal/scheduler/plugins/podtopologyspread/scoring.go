@@ -305,6 +305,7 @@ func (pl *Plugin) preScoreFromSelectedNodes(s *preScoreState, pod *v1.Pod, requi
 			continue
 		}
 		counts := s.topologyValueToPodCounts[i]
+		included := sels.includer(c, pod, required, nodes)
 		for _, p := range sel.nodes {
 			if requireAll && !s.ix.holders.Has(p) {
 				continue
@@ -316,7 +317,7 @@ func (pl *Plugin) preScoreFromSelectedNodes(s *preScoreState, pod *v1.Pod, requi
 			if _, ok := counts[value]; !ok {
 				continue
 			}
-			if c.matchNodeInclusionPolicies(pod, nodes[p].Node, required) {
+			if included.has(p) {
 				counts[value] += int64(sel.perNode[p])
 			}
 		}

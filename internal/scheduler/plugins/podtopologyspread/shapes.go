@@ -35,7 +35,10 @@ type selections struct {
 	// cells is the number of per-node counters held; past maxSelectionCells
 	// everything is dropped and rebuilt on demand.
 	cells int
-	// key is scratch space for selectionKey.
+	// included holds inclusion policy verdicts by node position, per
+	// inclusion shape (inclusion.go).
+	included map[string][]int8
+	// key is scratch space for selectionKey and inclusionKey.
 	key strings.Builder
 }
 
@@ -70,7 +73,7 @@ func newSelections(x *helper.ClassDomainIndex) *selections {
 
 func (s *selections) reset() {
 	s.byKey = map[string]*selection{}
-	s.list, s.byClass, s.seen, s.cells = nil, nil, nil, 0
+	s.list, s.byClass, s.seen, s.cells, s.included = nil, nil, nil, 0, nil
 }
 
 // picks reports whether the selection counts pods of class pc.

@@ -42,13 +42,16 @@ func (pl *Plugin) walkIndexed(s *preFilterState, pod *v1.Pod, nodes []*framework
 		sums[i], seen[i] = make([]int, len(byValue)), make([]bool, len(byValue))
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
+	included := make([]includer, len(s.constraints))
+	for i := range s.constraints {
+		included[i] = sels.includer(&s.constraints[i], pod, required, nodes)
+	}
 	for p, ni := range nodes {
 		if ni.Node == nil || !holders.Has(int32(p)) {
 			continue
 		}
 		for i := range s.constraints {
-			c := &s.constraints[i]
-			if !c.matchNodeInclusionPolicies(pod, ni.Node, required) {
+			if !included[i].has(int32(p)) {
 				continue
 			}
 			id := ids[i][p]
