@@ -2,6 +2,7 @@ package podtopologyspread
 
 import (
 	"math"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -29,13 +30,32 @@ func (f *fastScores) next(ni *framework.NodeInfo) (int64, bool) {
 	return f.raw[f.at-1], true
 }
 
-// positionsOf returns the positions of nodes in all (the snapshot list), or
-// nil when one of them is not a snapshot node. The feasible nodes come in
+// preScoreMemo pairs a cycle state with the preScoreState PreScore wrote
+// to it. Score runs once per feasible node, and reading the state back from
+// the cycle state's map each time costs more than the rest of a fast Score.
+type preScoreMemo struct {
+	cs *framework.CycleState
+	s  *preScoreState
+}
+
+// preScoreStateOf is getPreScoreState, answered from the memo when cs is
+// the cycle state PreScore wrote last (a clone is another state and reads
+// the map).
+func (pl *Plugin) preScoreStateOf(cs *framework.CycleState) (*preScoreState, error) {
+	if m := pl.lastPreScore.Load(); m != nil && m.cs == cs {
+		return m.s, nil
+	}
+	return getPreScoreState(cs)
+}
+
+// positionsOf returns the positions of nodes in all (the snapshot list), in
+// buf's array when it is big enough, or nil when one of them is not a
+// snapshot node. The feasible nodes come in
 // search order, snapshot order from some start with the infeasible ones
 // left out, so the next few positions are tried before the map.
-func positionsOf(all, nodes []*framework.NodeInfo, pos map[*framework.NodeInfo]int32) []int32 {
+func positionsOf(buf []int32, all, nodes []*framework.NodeInfo, pos map[*framework.NodeInfo]int32) []int32 {
 	const scan = 8
-	at := make([]int32, len(nodes))
+	at := slices.Grow(buf[:0], len(nodes))[:len(nodes)]
 	n := len(all)
 	next := 0
 	for k, ni := range nodes {
@@ -66,12 +86,13 @@ func positionsOf(all, nodes []*framework.NodeInfo, pos map[*framework.NodeInfo]i
 }
 
 // preScoreFast is PreScore for feasible nodes that are all snapshot nodes
-// (at holds their positions), with s.constraints set. Labels are read by
-// position through the index, the domain counts come from the selections
-// (preScoreFromIndex), and the raw score of every feasible node is computed
-// here, reading the hostname counts from the selections' per-node arrays;
-// Score then only hands them out. The arithmetic is Score's, term by term
-// in constraint order, so the results are the same.
+// (at holds their positions; it marks the ignored ones -1), with
+// s.constraints set. Labels are read by position through the index, the
+// domain counts come from the selections (preScoreFromIndex), and the raw
+// score of every feasible node is computed here, reading the hostname
+// counts from the selections' per-node arrays; Score then only hands them
+// out. The arithmetic is Score's, term by term in constraint order, so the
+// results are the same.
 func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framework.NodeInfo, at []int32, requireAll bool) {
 	ix := pl.newIndexedLabels(s.constraints)
 	s.ix = ix
@@ -83,12 +104,12 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 			seen[i] = make([]bool, len(ix.names[i]))
 		}
 	}
-	ignored := make([]bool, len(filtered))
 	for k, ni := range filtered {
 		p := at[k]
 		if requireAll && !ix.holders.Has(p) {
+			// Ignored: scored 0, no position needed any more.
 			s.ignoredNodes.Insert(ni.Node.Name)
-			ignored[k] = true
+			at[k] = -1
 			continue
 		}
 		for i := range s.constraints {
@@ -143,10 +164,10 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 	}
 	raw := make([]int64, len(filtered))
 	for k := range filtered {
-		if ignored[k] {
+		p := at[k]
+		if p < 0 {
 			continue
 		}
-		p := at[k]
 		var score float64
 		for i := range s.constraints {
 			c := &s.constraints[i]

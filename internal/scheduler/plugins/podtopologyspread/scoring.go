@@ -127,6 +127,9 @@ func (pl *Plugin) PreScore(cs *framework.CycleState, pi *framework.PodInfo, filt
 	requireAllTopologies := len(pod.Spec.TopologySpreadConstraints) > 0 || !pl.systemDefaulted
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
+	// Only the fast path below remembers its state; a memo of an earlier
+	// PreScore must not outlive this one (it could be for this very cs).
+	pl.lastPreScore.Store(nil)
 	indexed := pl.index.Update(pl.handle, allNodes)
 	var err error
 	if s.constraints, err = pl.constraintsFor(pod, v1.ScheduleAnyway); err != nil {
@@ -136,9 +139,12 @@ func (pl *Plugin) PreScore(cs *framework.CycleState, pi *framework.PodInfo, filt
 		return framework.NewStatus(framework.Skip)
 	}
 	if indexed {
-		if at := positionsOf(allNodes, filtered, pl.index.Positions()); at != nil {
+		sels := pl.selectionsLocked()
+		if at := positionsOf(sels.at, allNodes, filtered, pl.index.Positions()); at != nil {
+			sels.at = at
 			pl.preScoreFast(s, pod, filtered, at, requireAllTopologies)
 			cs.Write(preScoreStateKey, s)
+			pl.lastPreScore.Store(&preScoreMemo{cs: cs, s: s})
 			return nil
 		}
 	}
@@ -192,7 +198,7 @@ func getPreScoreState(cs *framework.CycleState) (*preScoreState, error) {
 // Score is round(Σ count·weight + maxSkew−1) over the constraints whose key
 // the node carries; lower is better (NormalizeScore inverts it).
 func (pl *Plugin) Score(cs *framework.CycleState, pi *framework.PodInfo, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
-	s, err := getPreScoreState(cs)
+	s, err := pl.preScoreStateOf(cs)
 	if err != nil {
 		return 0, framework.AsStatus(err)
 	}

@@ -38,8 +38,10 @@ type selections struct {
 	// included holds inclusion policy verdicts by node position, per
 	// inclusion shape (inclusion.go).
 	included map[string][]int8
-	// key is scratch space for selectionKey and inclusionKey.
+	// key is scratch space for selectionKey and inclusionKey, at for
+	// PreScore's node positions.
 	key strings.Builder
+	at  []int32
 }
 
 // maxSelectionCells bounds the per-node counters (4 bytes each) one
