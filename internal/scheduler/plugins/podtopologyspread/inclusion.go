@@ -18,7 +18,8 @@ import (
 // nodeTaintsPolicy is Honor), so the verdicts are kept per snapshot under
 // that "inclusion shape" (selections.included) and pods of one template,
 // owned or bare, share them: the walk over every node in PreFilter then
-// reads a byte per node instead of matching affinity and taints.
+// reads a byte per node instead of matching affinity and taints
+// (docs/scheduler.md, "PodTopologySpread selections").
 type includer struct {
 	all      bool
 	verdicts []int8 // by position: 0 not asked yet, 1 included, 2 not

@@ -12,9 +12,8 @@ import (
 
 // A selection is what Score's hostname count and PreScore's plain domain
 // totals depend on: the pods of one namespace that one selector picks (not
-// terminating). Pods of one Deployment, owned or bare, with the same
-// constraints share it, whoever owns them (docs/scheduler.md, "Sharing work
-// between pods").
+// terminating). Pods with equal selectors share it, owned or bare,
+// whoever owns them (docs/scheduler.md, "PodTopologySpread selections").
 //
 // selections keeps, per snapshot, one selection's pod count on every node
 // (by the node's position in the snapshot list) and, per topology key
