@@ -17,17 +17,33 @@ import (
 // plain computation.
 type fastScores struct {
 	nodes []*framework.NodeInfo
-	raw   []int64
+	buf   *scoreBuffer
 	at    int
+}
+
+// scoreBuffer is the plugin's array of raw scores, reused cycle after
+// cycle (a cycle scores hundreds of nodes). It belongs to the fastScores
+// of the latest PreScore; an older one no longer reads it.
+type scoreBuffer struct {
+	owner *fastScores
+	raw   []int64
+}
+
+// take makes f the buffer's owner with n zeroed scores.
+func (b *scoreBuffer) take(f *fastScores, n int) []int64 {
+	b.owner = f
+	b.raw = slices.Grow(b.raw[:0], n)[:n]
+	clear(b.raw)
+	return b.raw
 }
 
 // next returns ni's raw score when ni is the node expected next.
 func (f *fastScores) next(ni *framework.NodeInfo) (int64, bool) {
-	if f == nil || f.at >= len(f.nodes) || f.nodes[f.at] != ni {
+	if f == nil || f.buf.owner != f || f.at >= len(f.nodes) || f.nodes[f.at] != ni {
 		return 0, false
 	}
 	f.at++
-	return f.raw[f.at-1], true
+	return f.buf.raw[f.at-1], true
 }
 
 // preScoreMemo pairs a cycle state with the preScoreState PreScore wrote
@@ -162,7 +178,8 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 			}
 		}
 	}
-	raw := make([]int64, len(filtered))
+	f := &fastScores{nodes: filtered, buf: &sels.scores}
+	raw := sels.scores.take(f, len(filtered))
 	for k := range filtered {
 		p := at[k]
 		if p < 0 {
@@ -190,5 +207,5 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 		}
 		raw[k] = int64(math.Round(score))
 	}
-	s.fast = &fastScores{nodes: filtered, raw: raw}
+	s.fast = f
 }

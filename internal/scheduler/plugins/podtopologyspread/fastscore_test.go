@@ -135,8 +135,9 @@ func plainScores(t *testing.T, pl *Plugin, h framework.Handle, pod *v1.Pod, feas
 }
 
 // runScores runs PreScore, Score (in the given order of feasible's
-// indexes) and NormalizeScore through the plugin.
-func runScores(t *testing.T, pl *Plugin, pod *v1.Pod, feasible []*framework.NodeInfo, order []int) (bool, map[string]int64, map[string]int64) {
+// indexes) and NormalizeScore through the plugin; between, when set, runs
+// after PreScore.
+func runScores(t *testing.T, pl *Plugin, pod *v1.Pod, feasible []*framework.NodeInfo, order []int, between func()) (bool, map[string]int64, map[string]int64) {
 	t.Helper()
 	cs := framework.NewCycleState()
 	pi := framework.NewPodInfo(pod, true)
@@ -146,6 +147,9 @@ func runScores(t *testing.T, pl *Plugin, pod *v1.Pod, feasible []*framework.Node
 	}
 	if !st.IsSuccess() {
 		t.Fatalf("PreScore: %v", st.Message())
+	}
+	if between != nil {
+		between()
 	}
 	list := make(framework.NodeScoreList, len(feasible))
 	for _, k := range order {
@@ -367,7 +371,14 @@ func TestScoresMatchPlainComputation(t *testing.T) {
 						t.Fatalf("seed %d step %d (%s): PreFilter counts %v, want %v (%v)", seed, step, name, s.tpValueToMatchNum, want, err)
 					}
 				}
-				gotSkip, gotRaw, gotNorm := runScores(t, run, pod, feasible, order)
+				// Now and then another pod's PreScore comes between (its
+				// raw scores take the plugin's buffer).
+				var between func()
+				if r.Intn(8) == 0 {
+					other, nodes := randomIncoming(r), append([]*framework.NodeInfo(nil), feasible...)
+					between = func() { run.PreScore(framework.NewCycleState(), framework.NewPodInfo(other, true), nodes) }
+				}
+				gotSkip, gotRaw, gotNorm := runScores(t, run, pod, feasible, order, between)
 				if gotSkip != wantSkip || !reflect.DeepEqual(gotRaw, wantRaw) || !reflect.DeepEqual(gotNorm, wantNorm) {
 					t.Fatalf("seed %d step %d (%s): pod %+v\ngot skip=%v raw=%v norm=%v\nwant skip=%v raw=%v norm=%v",
 						seed, step, name, pod.Spec.TopologySpreadConstraints, gotSkip, gotRaw, gotNorm, wantSkip, wantRaw, wantNorm)

@@ -38,9 +38,10 @@ type selections struct {
 	// inclusion shape (inclusion.go).
 	included map[string][]int8
 	// key is scratch space for selectionKey and inclusionKey, at for
-	// PreScore's node positions.
-	key strings.Builder
-	at  []int32
+	// PreScore's node positions, scores for its raw scores (fastscore.go).
+	key    strings.Builder
+	at     []int32
+	scores scoreBuffer
 }
 
 // maxSelectionCells bounds the per-node counters (4 bytes each) one
