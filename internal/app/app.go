@@ -38,9 +38,14 @@ type Options struct {
 	// ReadOnly commands (get, describe, events) share the state's lock;
 	// every other command holds it exclusively from load to save.
 	ReadOnly bool
-	// Events, for a ReadOnly command, limits the events loaded
-	// (docs/state.md#speed); the zero value loads them all.
-	Events EventScope
+	// Scope, for a ReadOnly command, limits what is loaded of the state
+	// (docs/state.md#speed); the zero value loads all of it.
+	Scope ReadScope
+	// PrintOnly marks a ReadOnly command that only prints what it loaded
+	// (get, describe): the collector stays off while it runs (gc.go).
+	// Commands that simulate on copies (why) or write much (export) leave
+	// it unset.
+	PrintOnly bool
 	// LockTimeout is how long to wait for another command's lock (0: fail
 	// at once when the state is in use).
 	LockTimeout time.Duration
@@ -65,6 +70,8 @@ type App struct {
 	// changing is set while a command changes the state in place and has
 	// not saved it yet (change, finish).
 	changing bool
+	// resumeGC ends a read-only command's pause of the collector (gc.go).
+	resumeGC func()
 }
 
 // Open locks the state directory, then loads the state or prepares a new
@@ -81,16 +88,20 @@ func Open(opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	load := cluster.Load
+	load, resumeGC := cluster.Load, func() {}
 	if opts.ReadOnly {
-		load = opts.Events.loader()
+		load = opts.Scope.loader()
+		if opts.PrintOnly {
+			resumeGC = pauseGC()
+		}
 	}
 	s, err := load(opts.StateDir)
 	switch {
 	case errors.Is(err, cluster.ErrNoState):
 		s = newState(opts.KubernetesVersion, opts.Seed)
-		return &App{opts: opts, state: s, fresh: true, lock: lock, began: s.Now}, nil
+		return &App{opts: opts, state: s, fresh: true, lock: lock, began: s.Now, resumeGC: resumeGC}, nil
 	case err != nil:
+		resumeGC()
 		lock.Unlock()
 		return nil, err
 	}
@@ -98,6 +109,7 @@ func Open(opts Options) (*App, error) {
 		// A state.json of an earlier berth becomes the database once, under
 		// the exclusive lock (docs/state.md#upgrade); readers read it as is.
 		if err := s.Save(opts.StateDir); err != nil {
+			resumeGC()
 			lock.Unlock()
 			return nil, err
 		}
@@ -106,12 +118,13 @@ func Open(opts Options) (*App, error) {
 		fmt.Fprintf(opts.ErrOut, "berth: warning: --kubernetes-version %s ignored: the cluster in %s runs %s (berth reset to start over)\n",
 			opts.KubernetesVersion, opts.StateDir, s.Info.KubernetesVersion)
 	}
-	return &App{opts: opts, state: s, lock: lock, began: s.Now}, nil
+	return &App{opts: opts, state: s, lock: lock, began: s.Now, resumeGC: resumeGC}, nil
 }
 
 // Close releases the state's lock.
 func (a *App) Close() error {
 	a.clearProgress() // an error message may follow
+	a.resumeGC()
 	return a.lock.Unlock()
 }
 
@@ -159,6 +172,11 @@ func (a *App) Advance(d time.Duration) (err error) {
 // whole cluster up front (docs/state.md#failed-commands). The command
 // defers finish with its error.
 func (a *App) change() *cluster.State {
+	if a.state.Partial() {
+		// Only read-only commands load part of the state, and they change
+		// nothing: controllers must never run on a state missing objects.
+		panic("app: a command changes a state loaded in part for reading")
+	}
 	a.changing = true
 	return a.state
 }

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/berth-sim/berth/internal/cluster"
@@ -25,11 +27,37 @@ type GetRequest struct {
 
 // Get prints objects as kubectl get does.
 func (a *App) Get(r GetRequest) error {
-	return view.Get(a.opts.Out, a.state, view.GetOptions{
+	out, errOut, flush := buffered(a.opts.Out, a.opts.ErrOut)
+	defer flush()
+	return view.Get(out, a.state, view.GetOptions{
 		Args: r.Args, Namespace: r.Namespace, AllNamespaces: r.AllNamespaces,
 		LabelSelector: r.Selector, FieldSelector: r.FieldSelector, Output: r.Output,
-		ShowLabels: r.ShowLabels, NoHeaders: r.NoHeaders, LabelColumns: r.LabelColumns, ErrOut: a.opts.ErrOut,
+		ShowLabels: r.ShowLabels, NoHeaders: r.NoHeaders, LabelColumns: r.LabelColumns, ErrOut: errOut,
 	})
+}
+
+// buffered gathers a view's output into large writes (a table of 10,000
+// pods is otherwise tens of thousands of small ones); whatever goes to
+// errOut first flushes what is gathered, so the two streams interleave as
+// they were written. flush writes the rest.
+func buffered(out, errOut io.Writer) (bout, berr io.Writer, flush func()) {
+	b := bufio.NewWriterSize(out, 64<<10)
+	flush = func() { b.Flush() }
+	if errOut == nil {
+		return b, nil, flush
+	}
+	return b, flushFirst{b, errOut}, flush
+}
+
+// flushFirst is errOut behind a buffered out.
+type flushFirst struct {
+	out *bufio.Writer
+	w   io.Writer
+}
+
+func (f flushFirst) Write(p []byte) (int, error) {
+	f.out.Flush()
+	return f.w.Write(p)
 }
 
 // DescribeRequest is `berth describe`.
@@ -46,7 +74,9 @@ func (a *App) Describe(r DescribeRequest) error {
 	if t, n, ok := splitTypeName(kind); ok {
 		kind, names = t, append([]string{n}, names...)
 	}
-	return view.Describe(a.opts.Out, a.state, kind, r.Namespace, names, r.Selector)
+	out, _, flush := buffered(a.opts.Out, nil)
+	defer flush()
+	return view.Describe(out, a.state, kind, r.Namespace, names, r.Selector)
 }
 
 // Events prints events as kubectl events does.

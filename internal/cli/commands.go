@@ -61,7 +61,7 @@ func newGetCmd(g *globals) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := g.options(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-			opts.ReadOnly, opts.Events = true, app.GetEvents(args)
+			opts.ReadOnly, opts.Scope, opts.PrintOnly = true, app.GetScope(args), true
 			a, err := app.Open(opts)
 			if err != nil {
 				return err
@@ -93,7 +93,7 @@ func newDescribeCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Args, o.Namespace = args, g.namespace
 			opts := g.options(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-			opts.ReadOnly, opts.Events = true, app.DescribeEvents(o)
+			opts.ReadOnly, opts.Scope, opts.PrintOnly = true, app.DescribeScope(o), true
 			a, err := app.Open(opts)
 			if err != nil {
 				return err

@@ -26,20 +26,33 @@ var ErrNoState = errors.New("no cluster state")
 // Load reads the state from dir: the database, or a legacy state.json
 // when no database exists yet (NeedsUpgrade then says so). A directory with
 // neither yields ErrNoState. Every error names the file it is about.
-func Load(dir string) (*State, error) { return load(dir, nil, false) }
+func Load(dir string) (*State, error) { return load(dir, nil) }
 
-// LoadSome is Load for a read-only command that reads few events or none
-// (`get` of most kinds, `describe` of named pods and nodes): the event log,
-// the largest part of a long-running cluster, is decoded only for events
-// whose involved object's name keep accepts (none when keep is nil), and
-// the state cannot be saved. A legacy state.json is read whole.
-func LoadSome(dir string, keep func(name string) bool) (*State, error) {
-	return load(dir, keep, true)
+// Scope is the part of the stored state a read-only command loads
+// (LoadSome, docs/state.md#speed). Its zero value loads every object and
+// no event.
+type Scope struct {
+	// Kinds lists the kinds to load; nil loads every kind. The maps of the
+	// others are left empty.
+	Kinds []*Kind
+	// Objects, for a kind, picks the objects to load by their stored key
+	// and encoding, without decoding the others; a kind without an entry
+	// is loaded whole.
+	Objects map[*Kind]func(key, value []byte) bool
+	// Events picks the events to load by their involved object's name;
+	// nil loads none.
+	Events func(name string) bool
 }
 
-func load(dir string, keepEvents func(string) bool, partial bool) (*State, error) {
+// LoadSome is Load for a read-only command that prints part of the
+// cluster (`get` of most kinds, `describe` of named pods and nodes): only
+// what scope names is decoded, and the state cannot be saved or changed
+// (Partial). A legacy state.json is read whole.
+func LoadSome(dir string, scope Scope) (*State, error) { return load(dir, &scope) }
+
+func load(dir string, scope *Scope) (*State, error) {
 	path := filepath.Join(dir, StateDB)
-	s, err := loadDB(path, keepEvents, partial)
+	s, err := loadDB(path, scope)
 	if errors.Is(err, fs.ErrNotExist) {
 		return loadLegacy(dir)
 	}

@@ -48,6 +48,8 @@ func (s *State) Clone() *State {
 		}
 	}
 	c.init()
+	// A copy of a partly loaded state is just as partial.
+	c.partial = s.partial
 	return c
 }
 

@@ -39,26 +39,31 @@ func newMemo(path string) *storeMemo {
 
 func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
 
-// loadDB reads the database at path into a new State. A partial load
-// reads only the events whose involved object's name keepEvents accepts
-// (none when it is nil); such a state cannot be saved.
-func loadDB(path string, keepEvents func(name string) bool, partial bool) (*State, error) {
+// loadDB reads the database at path into a new State: whole when scope
+// is nil, else only what it names (such a state is Partial and cannot be
+// saved).
+func loadDB(path string, scope *Scope) (*State, error) {
 	l := stateLayout()
 	s := &State{}
 	memo := newMemo(path)
 	// The load allocates the whole cluster and keeps nearly all of it:
-	// collecting while the heap only grows is wasted work.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	// collecting while the heap only grows is wasted work, and so is
+	// collecting right after it (persist_gc.go).
+	defer resumeGC(debug.SetGCPercent(-1))
 	var want func(string) bool
-	if partial && keepEvents == nil {
-		want = func(bucket string) bool { return bucket != eventsBucket }
+	if scope != nil {
+		want = scope.buckets(l)
 	}
 	err := store.Read(path, want, func(b map[string][]store.KV) error {
-		if err := s.readMeta(l, b[metaBucket], memo); err != nil {
+		meta := b[metaBucket]
+		if scope != nil {
+			meta = slices.DeleteFunc(meta, func(kv store.KV) bool { return slices.Contains(controllerMemory, string(kv.Key)) })
+		}
+		if err := s.readMeta(l, meta, memo); err != nil {
 			return err
 		}
-		if partial && keepEvents != nil {
-			b[eventsBucket] = filterEvents(b[eventsBucket], keepEvents)
+		if scope != nil {
+			scope.filter(l, b)
 		}
 		return s.readObjects(l, b, memo)
 	})
@@ -69,9 +74,47 @@ func loadDB(path string, keepEvents func(name string) bool, partial bool) (*Stat
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	s.stored = memo
-	s.partial = partial
+	if scope == nil {
+		s.stored = memo
+	}
+	s.partial = scope != nil
 	return s, nil
+}
+
+// controllerMemory are the meta entries no view reads, the largest of a
+// big cluster (a create revision per object, a queue entry per pending
+// pod): a partial load leaves them out.
+var controllerMemory = []string{"createRevisions", "scheduler"}
+
+// buckets is the bucket filter of a partial load: the meta entries always,
+// the kinds named and the event log when some events are wanted.
+func (sc *Scope) buckets(l *layout) func(string) bool {
+	names := map[string]bool{metaBucket: true, eventsBucket: sc.Events != nil}
+	for _, ob := range l.objects {
+		names[ob.name] = sc.Kinds == nil || slices.Contains(sc.Kinds, ob.kind)
+	}
+	return func(bucket string) bool { return names[bucket] }
+}
+
+// filter drops the stored entries the scope does not pick, before any of
+// them is decoded.
+func (sc *Scope) filter(l *layout, b map[string][]store.KV) {
+	if sc.Events != nil {
+		b[eventsBucket] = filterEvents(b[eventsBucket], sc.Events)
+	}
+	for _, ob := range l.objects {
+		pick := sc.Objects[ob.kind]
+		if pick == nil {
+			continue
+		}
+		var kept []store.KV
+		for _, kv := range b[ob.name] {
+			if pick(kv.Key, kv.Value) {
+				kept = append(kept, kv)
+			}
+		}
+		b[ob.name] = kept
+	}
 }
 
 // filterEvents keeps the events whose involvedObject.name (Event field 2,
@@ -221,7 +264,7 @@ func (d *decoded) decode(from, to int) error {
 // the state came from there, else a complete new file.
 func (s *State) saveDB(path string) error {
 	if s.partial {
-		return fmt.Errorf("the state was loaded without all of its event log, for reading only")
+		return fmt.Errorf("the state was loaded in part, for reading only")
 	}
 	l := stateLayout()
 	old := s.stored
@@ -232,30 +275,32 @@ func (s *State) saveDB(path string) error {
 		}
 	}
 	if full {
-		old = newMemo(path)
+		next, err := s.saveFull(l, path)
+		if err != nil {
+			return err
+		}
+		s.stored = next
+		return nil
 	}
 	next := newMemo(path)
-	changes, err := s.metaChanges(l, old, next, full)
+	changes, err := s.metaChanges(l, old, next, false)
 	if err != nil {
 		return err
 	}
-	objChanges, err := s.objectChanges(l, old, next, full)
+	objChanges, err := s.objectChanges(l, old, next, false)
 	if err != nil {
 		return err
 	}
 	changes = append(changes, objChanges...)
-	evChange, err := s.eventChanges(old, next, full)
+	evChange, err := s.eventChanges(old, next, false)
 	if err != nil {
 		return err
 	}
 	changes = append(changes, evChange)
-	if full {
-		err = store.Create(path, changes)
-	} else if hasWrites(changes) {
-		err = store.Write(path, changes)
-	}
-	if err != nil {
-		return err
+	if hasWrites(changes) {
+		if err := store.Write(path, changes); err != nil {
+			return err
+		}
 	}
 	s.stored = next
 	return nil

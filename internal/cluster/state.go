@@ -146,9 +146,14 @@ type State struct {
 	// or last saved (persist_db.go); legacy says it came from a state.json.
 	stored *storeMemo
 	legacy bool
-	// partial says only part of the event log was loaded (LoadSome).
+	// partial says only part of the stored state was loaded (LoadSome).
 	partial bool
 }
+
+// Partial reports whether the state was loaded in part for a read-only
+// command (LoadSome): it may miss objects of any kind and events, so
+// nothing may change or save it (docs/state.md#speed).
+func (s *State) Partial() bool { return s.partial }
 
 // SchedulerState is what kube-scheduler keeps between cycles and that changes
 // observable results: where the next node search starts, and per-pod queue data.

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"os"
-	"path/filepath"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -37,7 +36,11 @@ func Read(path string, want func(bucket string) bool, f func(buckets map[string]
 	if _, err := os.Stat(path); err != nil {
 		return err
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: openTimeout})
+	opts := &bolt.Options{ReadOnly: true, Timeout: openTimeout}
+	if want == nil {
+		opts.MmapFlags = populate
+	}
+	db, err := bolt.Open(path, 0o600, opts)
 	if err != nil {
 		return openError(err)
 	}
@@ -102,37 +105,6 @@ func Write(path string, changes []Change) error {
 	return db.Close()
 }
 
-// Create writes a complete new database to path: it fills a temporary file
-// next to it, then renames it over path and syncs the directory, so readers
-// see the old file or the whole new one.
-func Create(path string, changes []Change) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	tmp.Close()
-	defer os.Remove(name)
-	// Mapping the whole file up front spares bbolt remapping (and copying
-	// every node it holds) each time the growing file outgrows the map.
-	db, err := bolt.Open(name, 0o600, &bolt.Options{Timeout: openTimeout, InitialMmapSize: 2 * size(changes), PageSize: pageSize})
-	if err != nil {
-		return err
-	}
-	err = db.Update(func(tx *bolt.Tx) error { return apply(tx, changes) })
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	return SyncDir(dir)
-}
-
 // pageSize is the database's page size, fixed when the file is created.
 // Stored pods and nodes run to one or two kilobytes each: on 4 KiB pages
 // most leaves hold one or two and half the file is slack; 16 KiB pages pack
@@ -148,17 +120,6 @@ func SyncDir(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
-}
-
-// size is the bytes changes put.
-func size(changes []Change) int {
-	n := 0
-	for _, c := range changes {
-		for _, kv := range c.Put {
-			n += len(kv.Key) + len(kv.Value)
-		}
-	}
-	return n
 }
 
 func apply(tx *bolt.Tx, changes []Change) error {

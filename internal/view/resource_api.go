@@ -64,3 +64,6 @@ func (r Resource) Select(s *cluster.State, namespace string, names []string, sel
 	}
 	return out, nil
 }
+
+// Kind is the resource's entry in the kind registry.
+func (r Resource) Kind() *cluster.Kind { return r.r }

@@ -85,10 +85,14 @@ func (pl *DefaultPreemption) PostFilter(state *framework.CycleState, pod *framew
 		return nil, framework.AsStatus(errors.New("preemption: scheduler handle cannot run filters"))
 	}
 	nodes := pl.handle.Nodes()
-	if msg, ok := pl.withoutVictims(pod, nodes, filtered); ok {
+	potential := potentialNodes(nodes, filtered)
+	if msg, ok := pl.withoutVictims(pod, nodes, len(potential)); ok {
 		return &framework.PostFilterResult{}, framework.NewStatus(framework.Unschedulable, msg)
 	}
-	candidates, statuses, err := pl.findCandidates(state, pod, nodes, filtered)
+	// A PreFilter rejection (Unschedulable: every node is potential) may
+	// have left later plugins without state, whose extensions then fail.
+	prefix := filtered.Absent == nil || filtered.Absent.Code() != framework.Unschedulable
+	candidates, statuses, err := pl.findCandidates(state, pod, nodes, potential, prefix)
 	if err != nil && len(candidates) == 0 {
 		return nil, framework.AsStatus(errors.New(preemptionMsgPrefix + err.Error()))
 	}
@@ -153,24 +157,33 @@ func NumCandidates(n int) int {
 	return min(k, n)
 }
 
-// findCandidates is the dry run. Potential nodes are examined from a random
-// offset, in node-tree order, until a non-violating candidate exists and
-// enough candidates were found. It returns the candidates (non-violating
-// first) and the status of every potential node that is not one.
-func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, filtered framework.NodeToStatus) ([]*Candidate, framework.NodeToStatus, error) {
-	statuses := framework.NodeToStatus{Statuses: map[string]*framework.Status{}}
-	if len(nodes) == 0 {
-		return nil, statuses, errors.New("no nodes available")
-	}
+// potentialNodes are the nodes whose Filter status was exactly
+// Unschedulable, in node-tree order: the ones preemption may help.
+func potentialNodes(nodes []*framework.NodeInfo, filtered framework.NodeToStatus) []*framework.NodeInfo {
 	var potential []*framework.NodeInfo
 	for _, ni := range nodes {
 		if helper.StatusOf(filtered, ni.Name()).Code() == framework.Unschedulable {
 			potential = append(potential, ni)
 		}
 	}
+	return potential
+}
+
+// findCandidates is the dry run over the potential nodes among nodes. They
+// are examined from a random offset, in node-tree order, until a
+// non-violating candidate exists and enough candidates were found. It
+// returns the candidates (non-violating first) and the status of every
+// potential node that is not one. prefix allows SelectVictims' cheaper
+// verdict.
+func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *framework.PodInfo, nodes, potential []*framework.NodeInfo, prefix bool) ([]*Candidate, framework.NodeToStatus, error) {
+	statuses := framework.NodeToStatus{Statuses: map[string]*framework.Status{}}
+	if len(nodes) == 0 {
+		return nil, statuses, errors.New("no nodes available")
+	}
 	if len(potential) == 0 {
 		return nil, statuses, nil
 	}
+	statuses.Statuses = make(map[string]*framework.Status, len(potential))
 	pdbs := pl.runner.PodDisruptionBudgets()
 	want := NumCandidates(len(potential))
 	offset := 0
@@ -180,6 +193,9 @@ func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *fr
 		offset = pl.runner.RandomInt(len(potential))
 	}
 	prio := corev1helpers.PodPriority(pod.Pod)
+	// The per-node minima (lowest.go) answer hasLowerPriorityPod without
+	// walking each node's pods.
+	lowerKnown := pl.lowest.sync(pl.handle, nodes)
 	var nonViolating, violating []*Candidate
 	var errs []error
 	for i := 0; i < len(potential); i++ {
@@ -187,13 +203,19 @@ func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *fr
 			break
 		}
 		ni := potential[(offset+i)%len(potential)]
-		if !hasLowerPriorityPod(ni, prio) {
+		lower := false
+		if lowerKnown {
+			lower = pl.lowest.nodeBelow(ni, prio)
+		} else {
+			lower = hasLowerPriorityPod(ni, prio)
+		}
+		if !lower {
 			// SelectVictimsOnNode's verdict without its copies: cloning the
 			// cycle state is the dry run's main cost and is wasted here.
 			statuses.Statuses[ni.Name()] = framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
 			continue
 		}
-		victims, violations, st := pl.SelectVictimsOnNode(state.Clone(), pod, ni.Clone(), pdbs)
+		victims, violations, st := pl.SelectVictims(state, pod, ni, pdbs, prefix)
 		if st.IsSuccess() && len(victims) > 0 {
 			c := &Candidate{Node: ni.Name(), Victims: victims, NumPDBViolations: violations}
 			if violations == 0 {

@@ -276,7 +276,7 @@ func TestDryRunStopsEarly(t *testing.T) {
 	r := newRunner(nodes, pods...)
 	r.offset = 7
 	pl := New(r).(*DefaultPreemption)
-	cands, _, err := pl.findCandidates(framework.NewCycleState(), framework.NewPodInfo(prioPod("p", "1", 10, ""), true), r.NodeInfos, filtered)
+	cands, _, err := pl.findCandidates(framework.NewCycleState(), framework.NewPodInfo(prioPod("p", "1", 10, ""), true), r.NodeInfos, potentialNodes(r.NodeInfos, filtered), true)
 	if err != nil || r.draws != 1 || len(cands) != 100 {
 		t.Fatalf("err %v draws %d candidates %d", err, r.draws, len(cands))
 	}
@@ -306,7 +306,7 @@ func TestDryRunSkipsNodesWithoutVictims(t *testing.T) {
 	clones := 0
 	state := framework.NewCycleState()
 	state.Write("count", cloneCounter{n: &clones})
-	cands, statuses, err := pl.findCandidates(state, pod, r.NodeInfos, filtered)
+	cands, statuses, err := pl.findCandidates(state, pod, r.NodeInfos, potentialNodes(r.NodeInfos, filtered), true)
 	if err != nil || len(cands) != 1 || cands[0].Node != "n2" || !reflect.DeepEqual(names(cands[0].Victims), []string{"low"}) {
 		t.Fatalf("err %v candidates %+v", err, cands)
 	}

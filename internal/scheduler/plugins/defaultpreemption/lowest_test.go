@@ -55,6 +55,12 @@ func TestSummaryMatchesDryRun(t *testing.T) {
 			if !fast.lowest.below(logged, logged.NodeInfos, prio) {
 				summarised++
 			}
+			// The per-node minima answer as the walk over each node's pods.
+			for _, ni := range logged.NodeInfos {
+				if got, want := fast.lowest.nodeBelow(ni, prio), hasLowerPriorityPod(ni, prio); got != want {
+					t.Fatalf("step %d prio %d node %s: minimum says %v, pods %v", step, prio, ni.Name(), got, want)
+				}
+			}
 		}
 		// Bind a pod of priority 10 - step on a node in both runners.
 		p := prioPod(fmt.Sprintf("b%d", step), "100m", int32(10-step), fmt.Sprintf("n%03d", step*13))

@@ -33,10 +33,6 @@ func (pl *DefaultPreemption) SelectVictimsOnNode(state *framework.CycleState, po
 		ni.RemovePod(p.Pod)
 		return pl.runner.RunPreFilterExtensionRemovePod(state, pod, p, ni)
 	}
-	add := func(p *framework.PodInfo) *framework.Status {
-		ni.AddPod(p)
-		return pl.runner.RunPreFilterExtensionAddPod(state, pod, p, ni)
-	}
 	for _, p := range potential {
 		if st := remove(p); !st.IsSuccess() {
 			return nil, 0, asError(st)
@@ -44,6 +40,20 @@ func (pl *DefaultPreemption) SelectVictimsOnNode(state *framework.CycleState, po
 	}
 	if len(potential) == 0 {
 		return nil, 0, framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
+	}
+	return pl.victimsAfterRemoval(state, pod, ni, potential, pdbs)
+}
+
+// victimsAfterRemoval is SelectVictimsOnNode once the potential victims
+// (not empty) are gone from ni and from state.
+func (pl *DefaultPreemption) victimsAfterRemoval(state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo, potential []*framework.PodInfo, pdbs []*policyv1.PodDisruptionBudget) ([]*v1.Pod, int, *framework.Status) {
+	remove := func(p *framework.PodInfo) *framework.Status {
+		ni.RemovePod(p.Pod)
+		return pl.runner.RunPreFilterExtensionRemovePod(state, pod, p, ni)
+	}
+	add := func(p *framework.PodInfo) *framework.Status {
+		ni.AddPod(p)
+		return pl.runner.RunPreFilterExtensionAddPod(state, pod, p, ni)
 	}
 	if st := pl.runner.RunFilterPluginsWithNominatedPods(state, pod, ni); !st.IsSuccess() {
 		return nil, 0, st

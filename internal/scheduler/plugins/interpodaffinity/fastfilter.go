@@ -31,7 +31,7 @@ type fastFilter struct {
 // shared form.
 func buildFastFilter(s *preFilterState, x *helper.ClassDomainIndex) *fastFilter {
 	for _, c := range []*lazyCounts{s.existingAntiAffinityCounts, s.affinityCounts, s.antiAffinityCounts} {
-		if c.m != nil {
+		if c.overlay != nil {
 			return nil
 		}
 	}

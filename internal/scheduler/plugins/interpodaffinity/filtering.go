@@ -20,44 +20,33 @@ const (
 const preFilterStateKey framework.StateKey = "PreFilter" + Name
 
 // topologyCounts counts matching pods per topology domain. Entries that drop
-// to zero are deleted, so len() says whether anything matched anywhere.
+// to zero are deleted, so len() says whether anything matched anywhere. The
+// state keeps its counts as lazyCounts (index.go), which read as one.
 type topologyCounts map[topologyPair]int64
 
-func (m topologyCounts) clone() topologyCounts {
-	c := make(topologyCounts, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
-}
-
-func (m topologyCounts) update(node *v1.Node, key string, delta int64) {
+func (c *lazyCounts) update(node *v1.Node, key string, delta int64) {
 	value, ok := node.Labels[key]
 	if !ok {
 		return
 	}
-	p := topologyPair{key: key, value: value}
-	m[p] += delta
-	if m[p] == 0 {
-		delete(m, p)
-	}
+	c.add(key, value, delta)
 }
 
 // updateWithAffinityTerms counts pod in every term's domain, but only if pod
 // matches all the terms (required affinity terms are ANDed).
-func (m topologyCounts) updateWithAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, delta int64) {
+func (c *lazyCounts) updateWithAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, delta int64) {
 	if podMatchesAllTerms(terms, pod, nsLabels) {
 		for i := range terms {
-			m.update(node, terms[i].TopologyKey, delta)
+			c.update(node, terms[i].TopologyKey, delta)
 		}
 	}
 }
 
 // updateWithAntiAffinityTerms counts pod in the domain of each term it matches.
-func (m topologyCounts) updateWithAntiAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, delta int64) {
+func (c *lazyCounts) updateWithAntiAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, delta int64) {
 	for i := range terms {
 		if terms[i].Matches(pod, nsLabels) {
-			m.update(node, terms[i].TopologyKey, delta)
+			c.update(node, terms[i].TopologyKey, delta)
 		}
 	}
 }
@@ -82,16 +71,17 @@ type preFilterState struct {
 	fast *fastFilter
 }
 
-// Clone deep-copies the counts; the terms and pod are never mutated.
+// Clone copies the counts' overlays of edits and shares their sources; the
+// terms and pod are never mutated.
 func (s *preFilterState) Clone() framework.StateData {
 	if s == nil {
 		return nil
 	}
 	c := *s
 	c.fast = nil
-	c.existingAntiAffinityCounts = &lazyCounts{m: s.existingAntiAffinityCounts.toMap()}
-	c.affinityCounts = &lazyCounts{m: s.affinityCounts.toMap()}
-	c.antiAffinityCounts = &lazyCounts{m: s.antiAffinityCounts.toMap()}
+	c.existingAntiAffinityCounts = s.existingAntiAffinityCounts.clone()
+	c.affinityCounts = s.affinityCounts.clone()
+	c.antiAffinityCounts = s.antiAffinityCounts.clone()
 	return &c
 }
 
@@ -101,10 +91,10 @@ func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *v1.Node, del
 		return
 	}
 	s.fast = nil
-	s.existingAntiAffinityCounts.mutable().updateWithAntiAffinityTerms(pi.RequiredAntiAffinityTerms, s.pod, s.namespaceLabels, node, delta)
+	s.existingAntiAffinityCounts.updateWithAntiAffinityTerms(pi.RequiredAntiAffinityTerms, s.pod, s.namespaceLabels, node, delta)
 	// The incoming pod's terms carry resolved namespaces, so no labels are needed.
-	s.affinityCounts.mutable().updateWithAffinityTerms(s.requiredAffinity, pi.Pod, nil, node, delta)
-	s.antiAffinityCounts.mutable().updateWithAntiAffinityTerms(s.requiredAntiAffinity, pi.Pod, nil, node, delta)
+	s.affinityCounts.updateWithAffinityTerms(s.requiredAffinity, pi.Pod, nil, node, delta)
+	s.antiAffinityCounts.updateWithAntiAffinityTerms(s.requiredAntiAffinity, pi.Pod, nil, node, delta)
 }
 
 // PreFilter counts, per topology domain, the existing pods relevant to the
@@ -155,7 +145,7 @@ func (pl *Plugin) syncIndex(nodes []*framework.NodeInfo) (terms, classes *existi
 func (pl *Plugin) countExisting(s *preFilterState, nodes []*framework.NodeInfo) *existingIndex {
 	tx, cx := pl.syncIndex(nodes)
 
-	s.existingAntiAffinityCounts = &lazyCounts{}
+	s.existingAntiAffinityCounts = &lazyCounts{size: &sourcesSize{}}
 	var class int32 = -1
 	for id, m := range tx.termDomains {
 		if len(m) == 0 {
@@ -170,8 +160,8 @@ func (pl *Plugin) countExisting(s *preFilterState, nodes []*framework.NodeInfo) 
 		}
 	}
 
-	s.affinityCounts = &lazyCounts{}
-	s.antiAffinityCounts = &lazyCounts{}
+	s.affinityCounts = &lazyCounts{size: &sourcesSize{}}
+	s.antiAffinityCounts = &lazyCounts{size: &sourcesSize{}}
 	if len(s.requiredAffinity) == 0 && len(s.requiredAntiAffinity) == 0 {
 		return cx
 	}
@@ -314,7 +304,7 @@ func satisfyPodAntiAffinity(s *preFilterState, node *v1.Node) bool {
 // an existing pod's anti-affinity rejects the incoming pod.
 func satisfyExistingPodsAntiAffinity(s *preFilterState, node *v1.Node) bool {
 	c := s.existingAntiAffinityCounts
-	if c.m == nil {
+	if c.overlay == nil {
 		// Source counts are positive, so any hit is a rejection.
 		for i := range c.sources {
 			if v, ok := node.Labels[c.sources[i].key]; ok && c.sources[i].counts[v] > 0 {
@@ -323,17 +313,10 @@ func satisfyExistingPodsAntiAffinity(s *preFilterState, node *v1.Node) bool {
 		}
 		return true
 	}
-	// Walk the smaller side; only existence matters, so order is irrelevant.
-	if len(c.m) <= len(node.Labels) {
-		for p, n := range c.m {
-			if v, ok := node.Labels[p.key]; ok && v == p.value && n > 0 {
-				return false
-			}
-		}
-		return true
-	}
+	// Edited counts (preemption's dry run): any label of the node whose
+	// pair counts above zero; only existence matters, so order is irrelevant.
 	for k, v := range node.Labels {
-		if c.m[topologyPair{key: k, value: v}] > 0 {
+		if c.get(k, v) > 0 {
 			return false
 		}
 	}

@@ -1,8 +1,10 @@
 package interpodaffinity
 
 import (
+	"maps"
 	"sort"
 	"strings"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -128,25 +130,71 @@ type countSource struct {
 	counts map[string]int64
 }
 
-// lazyCounts is a topologyCounts kept as a sum of shared index maps until
-// someone needs to change it (AddPod, RemovePod, Clone), when it becomes a
-// map of its own. Source maps hold positive counts only.
+// lazyCounts is a topologyCounts kept as a sum of shared index maps, which
+// are never written. AddPod and RemovePod (preemption's dry run, nominated
+// pods) write an overlay of the pairs they change instead, so that Clone
+// copies only those edits (docs/scheduler.md, "Copy-on-write cycle state").
+// Source maps hold positive counts only.
 type lazyCounts struct {
 	sources []countSource
-	m       topologyCounts
+	// overlay holds the current count of each changed pair (0: absent, as
+	// a topologyCounts deletes pairs that drop to zero); nil on the main
+	// cycle.
+	overlay map[topologyPair]int64
+	// nonzero is how many more (or fewer) pairs are present than in the
+	// sum of the sources.
+	nonzero int
+	// size memoizes the number of pairs in the sum of the sources; clones
+	// share it. nil: not kept (computed when asked).
+	size *sourcesSize
+}
+
+type sourcesSize struct {
+	once sync.Once
+	n    int
 }
 
 // empty is len(topologyCounts) == 0.
 func (c *lazyCounts) empty() bool {
-	if c.m != nil {
-		return len(c.m) == 0
+	if c.overlay == nil || c.nonzero >= 0 {
+		// Without edits, or with no fewer pairs than the sources have, the
+		// counts are empty exactly when the sources are.
+		return len(c.sources) == 0 && c.nonzero == 0
 	}
-	return len(c.sources) == 0
+	return c.sourcePairs()+c.nonzero == 0
+}
+
+// sourcePairs is the number of distinct pairs in the sum of the sources.
+func (c *lazyCounts) sourcePairs() int {
+	count := func() int {
+		n := 0
+		for i := range c.sources {
+			for v := range c.sources[i].counts {
+				seen := false
+				for j := 0; j < i && !seen; j++ {
+					if c.sources[j].key == c.sources[i].key {
+						_, seen = c.sources[j].counts[v]
+					}
+				}
+				if !seen {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if c.size == nil {
+		return count()
+	}
+	c.size.once.Do(func() { c.size.n = count() })
+	return c.size.n
 }
 
 func (c *lazyCounts) get(key, value string) int64 {
-	if c.m != nil {
-		return c.m[topologyPair{key: key, value: value}]
+	if c.overlay != nil {
+		if n, ok := c.overlay[topologyPair{key: key, value: value}]; ok {
+			return n
+		}
 	}
 	var n int64
 	for i := range c.sources {
@@ -157,12 +205,34 @@ func (c *lazyCounts) get(key, value string) int64 {
 	return n
 }
 
+// add moves the count of (key, value) by delta in the overlay.
+func (c *lazyCounts) add(key, value string, delta int64) {
+	old := c.get(key, value)
+	n := old + delta
+	if c.overlay == nil {
+		c.overlay = map[topologyPair]int64{}
+	}
+	c.overlay[topologyPair{key: key, value: value}] = n
+	if old == 0 && n != 0 {
+		c.nonzero++
+	} else if old != 0 && n == 0 {
+		c.nonzero--
+	}
+}
+
+// clone copies the overlay and shares the sources.
+func (c *lazyCounts) clone() *lazyCounts {
+	d := *c
+	d.overlay = maps.Clone(c.overlay)
+	return &d
+}
+
 // compact merges the sources of each topology key into one map when that
 // costs less than the lookups it saves: Filter reads every source of a key
 // on each of up to visits nodes. Sums are unchanged, so get, empty and
 // toMap answer as before.
 func (c *lazyCounts) compact(visits int) {
-	if c.m != nil || len(c.sources) < 2 {
+	if c.overlay != nil || len(c.sources) < 2 {
 		return
 	}
 	type group struct {
@@ -207,24 +277,20 @@ func (c *lazyCounts) compact(visits int) {
 	c.sources = out
 }
 
-// toMap returns the counts as a new map.
+// toMap returns the counts as a new map: what a deep copy holds.
 func (c *lazyCounts) toMap() topologyCounts {
-	if c.m != nil {
-		return c.m.clone()
-	}
 	m := topologyCounts{}
 	for _, src := range c.sources {
 		for v, n := range src.counts {
 			m[topologyPair{key: src.key, value: v}] += n
 		}
 	}
-	return m
-}
-
-// mutable turns the counts into a map of their own and returns it.
-func (c *lazyCounts) mutable() topologyCounts {
-	if c.m == nil {
-		c.m, c.sources = c.toMap(), nil
+	for p, n := range c.overlay {
+		if n == 0 {
+			delete(m, p)
+		} else {
+			m[p] = n
+		}
 	}
-	return c.m
+	return m
 }

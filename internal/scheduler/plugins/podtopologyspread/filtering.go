@@ -2,7 +2,6 @@ package podtopologyspread
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -61,17 +60,22 @@ func (p *criticalPaths) update(value string, num int) {
 type preFilterState struct {
 	// pod is the incoming pod and selfMatch[i] whether constraint i selects
 	// it (1) or not (0), so Filter does not re-match it on every node.
-	pod               *v1.Pod
-	selfMatch         []int
-	constraints       []constraint
-	criticalPaths     []*criticalPaths
+	pod           *v1.Pod
+	selfMatch     []int
+	constraints   []constraint
+	criticalPaths []*criticalPaths
+	// tpValueToMatchNum is PreFilter's count per domain; it is not written
+	// afterwards, and clones share it. AddPod and RemovePod write overlay
+	// (overlay.go), which Filter reads first; it is nil on the main cycle.
 	tpValueToMatchNum []map[string]int
+	overlay           []countOverlay
 	// fast answers Filter for snapshot nodes (fastfilter.go); nil once
 	// the counts change.
 	fast *fastFilter
 }
 
-// Clone deep-copies counts and paths; constraints are never mutated.
+// Clone copies the critical paths and the overlay of edits; PreFilter's
+// counts and the constraints are shared, as neither is ever written again.
 func (s *preFilterState) Clone() framework.StateData {
 	if s == nil {
 		return nil
@@ -81,15 +85,12 @@ func (s *preFilterState) Clone() framework.StateData {
 		selfMatch:         s.selfMatch,
 		constraints:       s.constraints,
 		criticalPaths:     make([]*criticalPaths, len(s.criticalPaths)),
-		tpValueToMatchNum: make([]map[string]int, len(s.tpValueToMatchNum)),
+		tpValueToMatchNum: s.tpValueToMatchNum,
+		overlay:           cloneOverlay(s.overlay),
 	}
 	for i, p := range s.criticalPaths {
 		cp := *p
 		c.criticalPaths[i] = &cp
-	}
-	for i, m := range s.tpValueToMatchNum {
-		// maps.Clone copies the table wholesale, much cheaper than re-inserting.
-		c.tpValueToMatchNum[i] = maps.Clone(m)
 	}
 	return c
 }
@@ -97,7 +98,7 @@ func (s *preFilterState) Clone() framework.StateData {
 // minMatchNum is the global minimum, or 0 while there are fewer eligible
 // domains than minDomains.
 func (s *preFilterState) minMatchNum(i int, minDomains int32) int {
-	if len(s.tpValueToMatchNum[i]) < int(minDomains) {
+	if s.domains(i) < int(minDomains) {
 		return 0
 	}
 	return s.criticalPaths[i][0].MatchNum
@@ -132,8 +133,7 @@ func (s *preFilterState) updateWithPod(updated, incoming *v1.Pod, node *v1.Node,
 			continue
 		}
 		v := node.Labels[c.TopologyKey]
-		s.tpValueToMatchNum[i][v] += delta
-		s.criticalPaths[i].update(v, s.tpValueToMatchNum[i][v])
+		s.criticalPaths[i].update(v, s.add(i, v, delta))
 	}
 }
 
@@ -313,7 +313,7 @@ func (pl *Plugin) Filter(cs *framework.CycleState, pi *framework.PodInfo, nodeIn
 		if !ok {
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
 		}
-		skew := s.tpValueToMatchNum[i][value] + s.self(i, pi) - s.minMatchNum(i, c.MinDomains)
+		skew := s.count(i, value) + s.self(i, pi) - s.minMatchNum(i, c.MinDomains)
 		if skew > int(c.MaxSkew) {
 			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
 		}

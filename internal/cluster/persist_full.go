@@ -1,0 +1,142 @@
+package cluster
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/berth-sim/berth/internal/store"
+)
+
+// fullBatch is how many entries a complete save encodes and writes per
+// transaction: enough to keep the cores busy and the transactions few,
+// few enough that a batch's encodings and pages stay a few tens of
+// megabytes however large the cluster.
+const fullBatch = 8192
+
+// saveFull writes s as a new database at path (a state saved where it was
+// not loaded from): every bucket in key order, in batches of encodings made
+// on all cores into reused buffers and written one transaction each
+// (store.Creator). It returns the memo of what it wrote.
+func (s *State) saveFull(l *layout, path string) (*storeMemo, error) {
+	next := newMemo(path)
+	meta, err := s.metaChanges(l, newMemo(path), next, true)
+	if err != nil {
+		return nil, err
+	}
+	c, err := store.NewCreator(path)
+	if err != nil {
+		return nil, err
+	}
+	w := &batchWriter{c: c}
+	if err := w.save(s, l, meta[0].Put, next); err != nil {
+		c.Abort()
+		return nil, err
+	}
+	if err := c.Close(); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// batchWriter encodes batches into per-job buffers that are reused once
+// the batch is committed.
+type batchWriter struct {
+	c      *store.Creator
+	arenas [][]byte
+	vals   [][]byte
+	kvs    []store.KV
+}
+
+func (w *batchWriter) save(s *State, l *layout, meta []store.KV, next *storeMemo) error {
+	if err := w.c.Put(metaBucket, meta); err != nil {
+		return err
+	}
+	v := reflect.ValueOf(s).Elem()
+	for _, ob := range l.objects {
+		m := v.Field(ob.field)
+		keys := make([]string, 0, m.Len())
+		for _, k := range m.MapKeys() {
+			keys = append(keys, k.String())
+		}
+		slices.Sort(keys)
+		objs := make([]runtime.Object, len(keys))
+		for i, k := range keys {
+			objs[i] = m.MapIndex(reflect.ValueOf(k)).Interface().(runtime.Object)
+		}
+		hashes := make([]uint64, len(keys))
+		key := func(i int) []byte { return []byte(keys[i]) }
+		if err := w.bucket(ob.name, objs, key, ob.kind.GVK, hashes); err != nil {
+			return err
+		}
+		byKey := make(map[string]uint64, len(keys))
+		for i, k := range keys {
+			byKey[k] = hashes[i]
+		}
+		next.objects[ob.name] = byKey
+	}
+	n := len(s.Events)
+	objs := make([]runtime.Object, n)
+	seqs := make([]uint64, n)
+	for i, e := range s.Events {
+		objs[i], seqs[i] = e, uint64(i+1)
+	}
+	hashes := make([]uint64, n)
+	if err := w.bucket(eventsBucket, objs, func(i int) []byte { return seqKey(seqs[i]) }, EventKind.GVK, hashes); err != nil {
+		return err
+	}
+	next.eventList, next.eventSeqs, next.eventHashes, next.lastSeq = slices.Clone(s.Events), seqs, hashes, uint64(n)
+	return nil
+}
+
+// bucket writes objs under their keys into bucket (created even when
+// empty), filling hashes.
+func (w *batchWriter) bucket(name string, objs []runtime.Object, key func(i int) []byte, gvk schema.GroupVersionKind, hashes []uint64) error {
+	if err := w.c.Put(name, nil); err != nil {
+		return err
+	}
+	for from := 0; from < len(objs); from += fullBatch {
+		to := min(from+fullBatch, len(objs))
+		jobs := (to - from + chunk - 1) / chunk
+		for len(w.arenas) < jobs {
+			w.arenas = append(w.arenas, nil)
+		}
+		w.vals = slices.Grow(w.vals[:0], to-from)[:to-from]
+		errs := make([]error, jobs)
+		parallel(jobs, func(j int) {
+			buf := w.arenas[j][:0]
+			for i := from + j*chunk; i < min(from+(j+1)*chunk, to); i++ {
+				start := len(buf)
+				var err error
+				// A buffer that grows moves on to new memory; values
+				// already cut from the old one stay valid.
+				if buf, err = store.AppendEncoded(buf, objs[i], gvk); err != nil {
+					errs[j] = fmt.Errorf("%s %q: %w", name, key(i), err)
+					return
+				}
+				val := buf[start:len(buf):len(buf)]
+				w.vals[i-from], hashes[i] = val, store.Hash(val)
+			}
+			w.arenas[j] = buf
+		})
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		w.kvs = w.kvs[:0]
+		for i := from; i < to; i++ {
+			w.kvs = append(w.kvs, store.KV{Key: key(i), Value: w.vals[i-from]})
+		}
+		if err := w.c.Put(name, w.kvs); err != nil {
+			return err
+		}
+		if err := w.c.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
