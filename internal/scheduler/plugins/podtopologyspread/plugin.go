@@ -5,6 +5,7 @@ package podtopologyspread
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -40,6 +41,11 @@ type Plugin struct {
 	classes *helper.PodClassIndex
 	// index counts pods per class and domain over the snapshot (PreFilter).
 	index *helper.ClassDomainIndex
+	// selections counts selected pods per node for scoring (shapes.go).
+	selections *selections
+	// lastPreScore is the cycle state PreScore wrote last and its state,
+	// so that Score finds it without a map read (fastscore.go).
+	lastPreScore atomic.Pointer[preScoreMemo]
 }
 
 var (

@@ -36,6 +36,8 @@ type preScoreState struct {
 	// ix, when set, reads them by node position (walk.go).
 	columns []*helper.LabelColumn
 	ix      *indexedLabels
+	// fast, when set, holds the feasible nodes' raw scores (fastscore.go).
+	fast *fastScores
 }
 
 // label is node.Labels[constraint i's key], from the column when there is one.
@@ -58,15 +60,9 @@ func scoreForCount(count int64, maxSkew int32, weight float64) float64 {
 	return float64(count)*weight + float64(maxSkew-1)
 }
 
-func (pl *Plugin) initPreScoreState(s *preScoreState, pod *v1.Pod, filtered []*framework.NodeInfo, requireAllTopologies, indexed bool) error {
-	var err error
-	s.constraints, err = pl.constraintsFor(pod, v1.ScheduleAnyway)
-	if err != nil {
-		return err
-	}
-	if len(s.constraints) == 0 {
-		return nil
-	}
+// initPreScoreState finds the domains of the feasible nodes (s.constraints
+// set) by reading their labels, through the index when indexed.
+func (pl *Plugin) initPreScoreState(s *preScoreState, filtered []*framework.NodeInfo, requireAllTopologies, indexed bool) {
 	s.topologyValueToPodCounts = make([]map[string]int64, len(s.constraints))
 	for i := range s.constraints {
 		s.topologyValueToPodCounts[i] = make(map[string]int64)
@@ -101,15 +97,20 @@ func (pl *Plugin) initPreScoreState(s *preScoreState, pod *v1.Pod, filtered []*f
 			}
 		}
 	}
+	s.setWeights(len(filtered))
+}
+
+// setWeights sets each constraint's normalizing weight from its number of
+// domains; a hostname constraint has one per feasible node not ignored.
+func (s *preScoreState) setWeights(feasible int) {
 	s.topologyNormalizingWeight = make([]float64, len(s.constraints))
 	for i := range s.constraints {
 		size := len(s.topologyValueToPodCounts[i])
 		if s.constraints[i].TopologyKey == v1.LabelHostname {
-			size = len(filtered) - s.ignoredNodes.Len()
+			size = feasible - s.ignoredNodes.Len()
 		}
 		s.topologyNormalizingWeight[i] = topologyNormalizingWeight(size)
 	}
-	return nil
 }
 
 // PreScore finds the domains of the feasible nodes and counts matching pods
@@ -126,20 +127,36 @@ func (pl *Plugin) PreScore(cs *framework.CycleState, pi *framework.PodInfo, filt
 	requireAllTopologies := len(pod.Spec.TopologySpreadConstraints) > 0 || !pl.systemDefaulted
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
+	// Only the fast path below remembers its state; a memo of an earlier
+	// PreScore must not outlive this one (it could be for this very cs).
+	pl.lastPreScore.Store(nil)
 	indexed := pl.index.Update(pl.handle, allNodes)
-	if err := pl.initPreScoreState(s, pod, filtered, requireAllTopologies, indexed); err != nil {
+	var err error
+	if s.constraints, err = pl.constraintsFor(pod, v1.ScheduleAnyway); err != nil {
 		return framework.AsStatus(fmt.Errorf("calculating preScoreState: %w", err))
 	}
 	if len(s.constraints) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
-	required := nodeaffinity.GetRequiredNodeAffinity(pod)
-	counter := pl.newCounter(s.constraints, pod.Namespace, len(allNodes))
-	s.counter = counter
-	if indexed && pl.preScoreFromIndex(s, pod, requireAllTopologies) {
+	if indexed {
+		sels := pl.selectionsLocked()
+		if at := positionsOf(sels.at, allNodes, filtered, pl.index.Positions()); at != nil {
+			sels.at = at
+			pl.preScoreFast(s, pod, filtered, at, requireAllTopologies)
+			cs.Write(preScoreStateKey, s)
+			pl.lastPreScore.Store(&preScoreMemo{cs: cs, s: s})
+			return nil
+		}
+	}
+	pl.initPreScoreState(s, filtered, requireAllTopologies, indexed)
+	if indexed {
+		pl.preScoreFromIndex(s, pod, requireAllTopologies)
 		cs.Write(preScoreStateKey, s)
 		return nil
 	}
+	required := nodeaffinity.GetRequiredNodeAffinity(pod)
+	counter := pl.newCounter(s.constraints, pod.Namespace, len(allNodes))
+	s.counter = counter
 	for _, ni := range allNodes {
 		node := ni.Node
 		if node == nil {
@@ -181,9 +198,12 @@ func getPreScoreState(cs *framework.CycleState) (*preScoreState, error) {
 // Score is round(Σ count·weight + maxSkew−1) over the constraints whose key
 // the node carries; lower is better (NormalizeScore inverts it).
 func (pl *Plugin) Score(cs *framework.CycleState, pi *framework.PodInfo, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
-	s, err := getPreScoreState(cs)
+	s, err := pl.preScoreStateOf(cs)
 	if err != nil {
 		return 0, framework.AsStatus(err)
+	}
+	if raw, ok := s.fast.next(nodeInfo); ok {
+		return raw, nil
 	}
 	node := nodeInfo.Node
 	if s.ignoredNodes.Has(node.Name) {
@@ -219,20 +239,20 @@ func (pl *Plugin) countOnNode(s *preScoreState, i int, nodeInfo *framework.NodeI
 	return int64(s.counter.count(i, nodeInfo))
 }
 
-// preScoreFromIndex fills the domain counts from the per-snapshot class
-// index instead of walking every node: from the per-domain totals when the
-// walk would count every node that carries a key, otherwise (an inclusion
-// policy filters nodes, or a node lacks a key where that matters) from the
-// nodes holding selected pods. It reports false only when the index cannot
-// follow the handle's snapshot; the result equals the walk in PreScore.
-func (pl *Plugin) preScoreFromIndex(s *preScoreState, pod *v1.Pod, requireAll bool) bool {
+// preScoreFromIndex fills the domain counts from the per-snapshot
+// selections (shapes.go) instead of walking every node: from a selection's
+// per-domain totals when the walk would count every node that carries a
+// key, otherwise (an inclusion policy filters nodes, or a node lacks a key
+// where that matters) from the nodes holding selected pods. s.ix must be
+// set; the result equals the walk in PreScore.
+func (pl *Plugin) preScoreFromIndex(s *preScoreState, pod *v1.Pod, requireAll bool) {
 	hasRequired := len(pod.Spec.NodeSelector) > 0 || (pod.Spec.Affinity != nil && pod.Spec.Affinity.NodeAffinity != nil &&
 		pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil)
 	for i := range s.constraints {
 		c := &s.constraints[i]
 		if c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor || (c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor && hasRequired) {
-			pl.preScoreFromClassNodes(s, pod, requireAll)
-			return true
+			pl.preScoreFromSelectedNodes(s, pod, requireAll)
+			return
 		}
 	}
 	for i := range s.constraints {
@@ -240,83 +260,71 @@ func (pl *Plugin) preScoreFromIndex(s *preScoreState, pod *v1.Pod, requireAll bo
 		// Nodes lacking a key are skipped (requireAll) or fall in the ""
 		// domain; the per-domain totals cannot tell, so visit the nodes.
 		if requireAll && pl.index.Missing(c.TopologyKey) > 0 {
-			pl.preScoreFromClassNodes(s, pod, requireAll)
-			return true
+			pl.preScoreFromSelectedNodes(s, pod, requireAll)
+			return
 		}
 		if c.TopologyKey == v1.LabelHostname {
 			continue
 		}
 		if _, ok := s.topologyValueToPodCounts[i][""]; ok && pl.index.Missing(c.TopologyKey) > 0 {
-			pl.preScoreFromClassNodes(s, pod, requireAll)
-			return true
+			pl.preScoreFromSelectedNodes(s, pod, requireAll)
+			return
 		}
 	}
-	classes := pl.index.Classes()
+	sels := pl.selectionsLocked()
 	for i := range s.constraints {
 		c := &s.constraints[i]
-		if c.TopologyKey == v1.LabelHostname || c.Selector.Empty() {
+		if c.TopologyKey == v1.LabelHostname {
 			continue
 		}
-		kd := pl.index.Key(c.TopologyKey)
+		sel := sels.get(pod.Namespace, c.Selector)
+		if sel == nil {
+			continue
+		}
+		t := sel.totals(pl.index, c.TopologyKey)
+		_, values := pl.index.ValueIDs(c.TopologyKey)
 		counts := s.topologyValueToPodCounts[i]
-		for id, byDomain := range kd.ByClass {
-			if len(byDomain) == 0 {
-				continue
-			}
-			pc := classes.Class(int32(id))
-			if pc.Terminating || pc.Namespace != pod.Namespace || !c.Selector.Matches(pc.Labels) {
-				continue
-			}
-			for v := range counts {
-				counts[v] += byDomain[v]
+		for v := range counts {
+			if id, ok := values[v]; ok {
+				counts[v] += t.counts[id]
 			}
 		}
 	}
-	return true
 }
 
-// preScoreFromClassNodes fills the domain counts by visiting only the nodes
-// that hold pods the constraints select, applying the inclusion policies to
-// each. Nodes without such pods add nothing to the walk in PreScore, and the
-// domains were fixed by initPreScoreState, so the result is the walk's.
-func (pl *Plugin) preScoreFromClassNodes(s *preScoreState, pod *v1.Pod, requireAll bool) {
+// preScoreFromSelectedNodes fills the domain counts by visiting only the
+// nodes that hold pods a constraint selects, applying the inclusion
+// policies to each. Nodes without such pods add nothing to the walk in
+// PreScore, and the domains were fixed by initPreScoreState, so the result
+// is the walk's.
+func (pl *Plugin) preScoreFromSelectedNodes(s *preScoreState, pod *v1.Pod, requireAll bool) {
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
-	byClass := pl.index.NodesByClass()
-	classes := pl.index.Classes()
-	// included caches the inclusion policies per node and constraint.
-	included := map[*framework.NodeInfo]bool{}
+	sels := pl.selectionsLocked()
+	nodes := pl.handle.Nodes()
 	for i := range s.constraints {
 		c := &s.constraints[i]
-		if c.TopologyKey == v1.LabelHostname || c.Selector.Empty() {
+		if c.TopologyKey == v1.LabelHostname {
 			continue
 		}
-		clear(included)
+		sel := sels.get(pod.Namespace, c.Selector)
+		if sel == nil {
+			continue
+		}
 		counts := s.topologyValueToPodCounts[i]
-		for id, nodes := range byClass {
-			if len(nodes) == 0 {
+		included := sels.includer(c, pod, required, nodes)
+		for _, p := range sel.nodes {
+			if requireAll && !s.ix.holders.Has(p) {
 				continue
 			}
-			pc := classes.Class(int32(id))
-			if pc.Terminating || pc.Namespace != pod.Namespace || !c.Selector.Matches(pc.Labels) {
+			value := ""
+			if id := s.ix.ids[i][p]; id >= 0 {
+				value = s.ix.names[i][id]
+			}
+			if _, ok := counts[value]; !ok {
 				continue
 			}
-			for ni, n := range nodes {
-				node := ni.Node
-				if requireAll && !nodeHasAllKeys(node.Labels, s.constraints) {
-					continue
-				}
-				value := node.Labels[c.TopologyKey]
-				if _, ok := counts[value]; !ok {
-					continue
-				}
-				in, seen := included[ni]
-				if !seen {
-					in = c.matchNodeInclusionPolicies(pod, node, required)
-					included[ni] = in
-				}
-				if in {
-					counts[value] += n
-				}
+			if included.has(p) {
+				counts[value] += int64(sel.perNode[p])
 			}
 		}
 	}

@@ -13,10 +13,17 @@ import (
 // index: which nodes carry every key is a node set, each node's domain a
 // value id, and counts are summed per id before they become the state's
 // maps. A walk over 5,000 nodes otherwise hashes each node's label map
-// several times per cycle. nodes must be the list the index was updated
-// with; the counts equal the plain walk's.
-func (pl *Plugin) walkIndexed(s *preFilterState, pod *v1.Pod, nodes []*framework.NodeInfo, counter *counter) {
+// several times per cycle. A node's matching pods are read from the
+// selections' per-node counts (shapes.go) rather than counted. nodes must
+// be the list the index was updated with (pl.mu held); the counts equal
+// the plain walk's. The counter is not needed any more.
+func (pl *Plugin) walkIndexed(s *preFilterState, pod *v1.Pod, nodes []*framework.NodeInfo, _ *counter) {
 	x := pl.index
+	sels := pl.selectionsLocked()
+	picked := make([]*selection, len(s.constraints))
+	for i := range s.constraints {
+		picked[i] = sels.get(pod.Namespace, s.constraints[i].Selector)
+	}
 	n := len(nodes)
 	holders := helper.NewNodeSet(n)
 	for i := range holders {
@@ -35,18 +42,23 @@ func (pl *Plugin) walkIndexed(s *preFilterState, pod *v1.Pod, nodes []*framework
 		sums[i], seen[i] = make([]int, len(byValue)), make([]bool, len(byValue))
 	}
 	required := nodeaffinity.GetRequiredNodeAffinity(pod)
+	included := make([]includer, len(s.constraints))
+	for i := range s.constraints {
+		included[i] = sels.includer(&s.constraints[i], pod, required, nodes)
+	}
 	for p, ni := range nodes {
 		if ni.Node == nil || !holders.Has(int32(p)) {
 			continue
 		}
 		for i := range s.constraints {
-			c := &s.constraints[i]
-			if !c.matchNodeInclusionPolicies(pod, ni.Node, required) {
+			if !included[i].has(int32(p)) {
 				continue
 			}
 			id := ids[i][p]
 			seen[i][id] = true
-			sums[i][id] += counter.count(i, ni)
+			if picked[i] != nil {
+				sums[i][id] += int(picked[i].perNode[p])
+			}
 		}
 	}
 	for i := range s.constraints {
