@@ -38,14 +38,16 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 	now := metav1.NewTime(s.Now)
 	x := s.index()
 	id := eventID{src.Component, reason, eventType, &regarding}
+	// Both hashes serve the lookup and, for a new event, the index entry.
+	hObject, hMessage := x.hash(id, nil), x.hash(id, &message)
 	var e *corev1.Event
 	if src.Series {
-		e = x.latest(id)
+		e = x.latestHashed(id, hObject)
 		if e != nil && s.Now.Sub(e.LastTimestamp.Time).Seconds() > seriesWindow {
 			e = nil
 		}
 	} else {
-		e = x.withMessage(id, message)
+		e = x.withMessageHashed(id, message, hMessage)
 	}
 	if e != nil {
 		e.Count++
@@ -81,7 +83,7 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 		e.EventTime = metav1.NewMicroTime(s.Now)
 	}
 	s.Events = append(s.Events, e)
-	x.add(e)
+	x.addHashed(e, hObject, hMessage)
 	x.events, x.first = len(s.Events), s.Events[0]
 	return e
 }

@@ -89,6 +89,7 @@ var source = cluster.EventSource{Component: Name}
 // Controller implements sim.Controller.
 type Controller struct {
 	allocator IPAllocator
+	quiet     controllerutil.Quiet
 }
 
 // New returns the kubelet model (one for all nodes) with a fallback address
@@ -108,6 +109,15 @@ func (c *Controller) Name() string { return Name }
 // left to do and are not sorted or visited: at 100,000 pods most of them
 // are settled, and a sync only pays for the pods still starting.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
+	if c.quiet.Skip(s) {
+		return false, nil
+	}
+	changed, err := c.sync(s)
+	c.quiet.Done(s, changed || err != nil)
+	return changed, err
+}
+
+func (c *Controller) sync(s *cluster.State) (bool, error) {
 	var pods, terminating []*corev1.Pod
 	nodes := &nodeInfos{s: s, infos: map[string]*framework.NodeInfo{}}
 	nodes.allocate = func(node *corev1.Node) (string, error) { return fallbackPodIP(s, node) }

@@ -36,7 +36,9 @@ const (
 var source = cluster.EventSource{Component: Name}
 
 // Controller implements sim.Controller.
-type Controller struct{}
+type Controller struct {
+	quiet controllerutil.Quiet
+}
 
 // New returns the ReplicaSet controller.
 func New() *Controller { return &Controller{} }
@@ -46,10 +48,15 @@ func (c *Controller) Name() string { return Name }
 
 // Sync reconciles every ReplicaSet, in key order.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
+	if c.quiet.Skip(s) {
+		return false, nil
+	}
 	ix := &podIndex{s: s, dirty: true}
-	return controllerutil.SyncEach(s, s.ReplicaSets, "ReplicaSet", func(rs *appsv1.ReplicaSet) (bool, error) {
+	changed, err := controllerutil.SyncEach(s, s.ReplicaSets, "ReplicaSet", func(rs *appsv1.ReplicaSet) (bool, error) {
 		return syncReplicaSet(s, ix, rs)
 	})
+	c.quiet.Done(s, changed || err != nil)
+	return changed, err
 }
 
 func syncReplicaSet(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) (bool, error) {
