@@ -251,20 +251,35 @@ func relatedPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) []*corev
 }
 
 // PodFromTemplate builds a pod for the ReplicaSet (GetPodFromTemplate).
+// The template's spec is deep-copied straight into the pod, and of its
+// metadata only what the pod takes: at 500 pods a sync, a whole copy of the
+// template was a kilobyte of garbage per pod.
 func PodFromTemplate(rs *appsv1.ReplicaSet) *corev1.Pod {
-	t := rs.Spec.Template.DeepCopy()
+	t := &rs.Spec.Template
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:       rs.Namespace,
 			GenerateName:    rs.Name + "-",
-			Labels:          t.Labels,
-			Annotations:     t.Annotations,
-			Finalizers:      t.Finalizers,
+			Labels:          copyMap(t.Labels),
+			Annotations:     copyMap(t.Annotations),
+			Finalizers:      slices.Clone(t.Finalizers),
 			OwnerReferences: []metav1.OwnerReference{controllerutil.NewControllerRef(rs, "apps/v1", "ReplicaSet")},
 		},
-		Spec: t.Spec,
 	}
+	t.Spec.DeepCopyInto(&pod.Spec)
 	return pod
+}
+
+// copyMap copies m as DeepCopy does: nil stays nil, empty stays empty.
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // createPods creates up to n pods and returns those it created.
