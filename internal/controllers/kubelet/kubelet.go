@@ -12,8 +12,6 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/berth-sim/berth/internal/cluster"
@@ -373,28 +371,6 @@ func predicateFailure(name, desc string) string {
 	return fmt.Sprintf("Predicate %s failed: %s", name, desc)
 }
 
-func features(s *cluster.State) version.Features {
-	// Asked several times per pod: the last answer is kept for its version
-	// string (one cluster version per command).
-	if c := lastFeatures.Load(); c != nil && c.version == s.Info.KubernetesVersion {
-		return c.features
-	}
-	v, err := version.Parse(s.Info.KubernetesVersion)
-	if err != nil {
-		v, _ = version.Parse(cluster.DefaultKubernetesVersion)
-	}
-	f := version.FeaturesFor(v)
-	lastFeatures.Store(&featuresOf{s.Info.KubernetesVersion, f})
-	return f
-}
-
-type featuresOf struct {
-	version  string
-	features version.Features
-}
-
-var lastFeatures atomic.Pointer[featuresOf]
-
 // reject is the kubelet's rejectPod: a Warning event and phase Failed.
 func reject(s *cluster.State, pod *corev1.Pod, reason, message string) {
 	s.Record(source, podRef(pod, ""), corev1.EventTypeWarning, reason, message)
@@ -674,19 +650,6 @@ func podRef(pod *corev1.Pod, container string) corev1.ObjectReference {
 	return ref
 }
 
-// containerFieldPath is "spec.containers{NAME}", one shared string per
-// container name (every event about a container carries it).
-func containerFieldPath(name string) string {
-	if p, ok := fieldPaths.Load(name); ok {
-		return p.(string)
-	}
-	p := "spec.containers{" + name + "}"
-	fieldPaths.Store(name, p)
-	return p
-}
-
-var fieldPaths, imageIDs sync.Map
-
 // nodeReporting is false while the node's Ready condition is False or
 // Unknown: the kubelet's status updates stop, so it neither starts pods nor
 // turns them Ready again behind the node lifecycle controller's back. A node
@@ -726,17 +689,7 @@ func normalizeImage(image string) string {
 	return name
 }
 
-// imageID is a stable made-up digest reference for an image, one shared
-// string per image (every running container's status carries it).
-func imageID(image string) string {
-	if id, ok := imageIDs.Load(image); ok {
-		return id.(string)
-	}
-	id := makeImageID(image)
-	imageIDs.Store(image, id)
-	return id
-}
-
+// makeImageID is imageID's digest reference, made up from the image name.
 func makeImageID(image string) string {
 	repo := normalizeImage(image)
 	if i := strings.LastIndex(repo, "@"); i >= 0 {
