@@ -1,7 +1,8 @@
 package cluster
 
 import (
-	"fmt"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,14 +38,16 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 	now := metav1.NewTime(s.Now)
 	x := s.index()
 	id := eventID{src.Component, reason, eventType, &regarding}
+	// Both hashes serve the lookup and, for a new event, the index entry.
+	hObject, hMessage := x.hash(id, nil), x.hash(id, &message)
 	var e *corev1.Event
 	if src.Series {
-		e = x.latest(id)
+		e = x.latestHashed(id, hObject)
 		if e != nil && s.Now.Sub(e.LastTimestamp.Time).Seconds() > seriesWindow {
 			e = nil
 		}
 	} else {
-		e = x.withMessage(id, message)
+		e = x.withMessageHashed(id, message, hMessage)
 	}
 	if e != nil {
 		e.Count++
@@ -58,9 +61,10 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 		}
 		return e
 	}
-	e = &corev1.Event{
+	e = x.newEvent()
+	*e = corev1.Event{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:              fmt.Sprintf("%s.%x", regarding.Name, s.Now.UnixNano()+s.ResourceVersion+1),
+			Name:              eventName(regarding.Name, s.Now.UnixNano()+s.ResourceVersion+1),
 			Namespace:         eventNamespace(regarding),
 			CreationTimestamp: now,
 			ResourceVersion:   s.Bump(),
@@ -79,7 +83,7 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 		e.EventTime = metav1.NewMicroTime(s.Now)
 	}
 	s.Events = append(s.Events, e)
-	x.add(e)
+	x.addHashed(e, hObject, hMessage)
 	x.events, x.first = len(s.Events), s.Events[0]
 	return e
 }
@@ -88,6 +92,17 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 // about the object is in the log (a constant-time lookup in the index).
 func (s *State) HasEvent(component, eventType, reason string, regarding corev1.ObjectReference) bool {
 	return s.index().latest(eventID{component, reason, eventType, &regarding}) != nil
+}
+
+// eventName is "NAME.%x" of the sequence number, built without fmt.
+func eventName(object string, seq int64) string {
+	var b strings.Builder
+	b.Grow(len(object) + 17)
+	b.WriteString(object)
+	b.WriteByte('.')
+	var digits [17]byte
+	b.Write(strconv.AppendInt(digits[:0], seq, 16))
+	return b.String()
 }
 
 func eventNamespace(ref corev1.ObjectReference) string {

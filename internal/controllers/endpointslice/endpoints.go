@@ -117,11 +117,11 @@ func findPort(pod *corev1.Pod, sp *corev1.ServicePort) (int32, bool) {
 // does (a hash of the ports sorted by their own hashes), and sorts ports
 // into that order, which is the order slices list them in.
 func portMapKey(ports []discoveryv1.EndpointPort) string {
-	sort.SliceStable(ports, func(i, j int) bool { return hashOf(ports[i]) < hashOf(ports[j]) })
+	sort.SliceStable(ports, func(i, j int) bool { return slicePortHash(ports[i]) < slicePortHash(ports[j]) })
 	if ports == nil {
 		ports = []discoveryv1.EndpointPort{}
 	}
-	return hashOf(ports)
+	return slicePortsHash(ports)
 }
 
 func hashOf(v any) string {

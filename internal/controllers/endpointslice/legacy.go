@@ -2,6 +2,7 @@ package endpointslice
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -116,8 +117,8 @@ func legacySubsets(s *cluster.State, svc *corev1.Service, pods []*corev1.Pod) []
 	var order []string
 	for _, m := range members {
 		ports := append([]corev1.EndpointPort(nil), m.ports...)
-		sort.SliceStable(ports, func(i, j int) bool { return hashOf(ports[i]) < hashOf(ports[j]) })
-		k := hashOf(ports)
+		sort.SliceStable(ports, func(i, j int) bool { return legacyPortHash(ports[i]) < legacyPortHash(ports[j]) })
+		k := legacyPortsHash(ports)
 		g, ok := groups[k]
 		if !ok {
 			g = &corev1.EndpointSubset{Ports: ports}
@@ -137,10 +138,24 @@ func legacySubsets(s *cluster.State, svc *corev1.Service, pods []*corev1.Pod) []
 		sortAddresses(g.NotReadyAddresses)
 		subsets = append(subsets, *g)
 	}
-	sort.SliceStable(subsets, func(i, j int) bool {
-		return bytes.Compare([]byte(hashOf(subsets[i])), []byte(hashOf(subsets[j]))) < 0
-	})
+	// Each subset's hash (of all its addresses) is taken once, not once
+	// per comparison.
+	if len(subsets) > 1 {
+		hashed := make([]hashedSubset, len(subsets))
+		for i := range subsets {
+			hashed[i] = hashedSubset{[]byte(hashOf(subsets[i])), subsets[i]}
+		}
+		slices.SortStableFunc(hashed, func(a, b hashedSubset) int { return bytes.Compare(a.hash, b.hash) })
+		for i := range hashed {
+			subsets[i] = hashed[i].subset
+		}
+	}
 	return subsets
+}
+
+type hashedSubset struct {
+	hash   []byte
+	subset corev1.EndpointSubset
 }
 
 func sortAddresses(a []corev1.EndpointAddress) {

@@ -11,7 +11,6 @@ import (
 	"hash/fnv"
 	"net/netip"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -88,6 +87,7 @@ var source = cluster.EventSource{Component: Name}
 // Controller implements sim.Controller.
 type Controller struct {
 	allocator IPAllocator
+	quiet     controllerutil.Quiet
 }
 
 // New returns the kubelet model (one for all nodes) with a fallback address
@@ -107,6 +107,15 @@ func (c *Controller) Name() string { return Name }
 // left to do and are not sorted or visited: at 100,000 pods most of them
 // are settled, and a sync only pays for the pods still starting.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
+	if c.quiet.Skip(s) {
+		return false, nil
+	}
+	changed, err := c.sync(s)
+	c.quiet.Done(s, changed || err != nil)
+	return changed, err
+}
+
+func (c *Controller) sync(s *cluster.State) (bool, error) {
 	var pods, terminating []*corev1.Pod
 	nodes := &nodeInfos{s: s, infos: map[string]*framework.NodeInfo{}}
 	nodes.allocate = func(node *corev1.Node) (string, error) { return fallbackPodIP(s, node) }
@@ -171,12 +180,11 @@ func sortForKubelet(s *cluster.State, pods []*corev1.Pod) {
 	type entry struct {
 		created time.Time
 		rev     int64
-		key     string
 		pod     *corev1.Pod
 	}
 	entries := make([]entry, len(pods))
 	for i, p := range pods {
-		entries[i] = entry{p.CreationTimestamp.Time, s.CreateRevisions[p.UID], cluster.Key(p.Namespace, p.Name), p}
+		entries[i] = entry{p.CreationTimestamp.Time, s.CreateRevisions[p.UID], p}
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
 		if c := a.created.Compare(b.created); c != 0 {
@@ -185,7 +193,9 @@ func sortForKubelet(s *cluster.State, pods []*corev1.Pod) {
 		if c := cmp.Compare(a.rev, b.rev); c != 0 {
 			return c
 		}
-		return strings.Compare(a.key, b.key)
+		// Pods of the same creation revision (none in practice) go in key
+		// order, the key built only for them.
+		return strings.Compare(cluster.Key(a.pod.Namespace, a.pod.Name), cluster.Key(b.pod.Namespace, b.pod.Name))
 	})
 	for i := range entries {
 		pods[i] = entries[i].pod
@@ -196,11 +206,12 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 	changed := false
 	if pod.Status.StartTime == nil {
 		ni := nodes.get(node)
-		if reason, msg, ok := admit(s, ni, pod, node); !ok {
+		pi, reason, msg, ok := admit(s, ni, pod, node)
+		if !ok {
 			reject(s, pod, reason, msg)
 			return true, nil
 		}
-		ni.AddPod(framework.NewPodInfo(pod, nodes.podLevel()))
+		ni.AddPod(pi)
 		start(s, pod, node)
 		changed = true
 	}
@@ -217,7 +228,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		}
 		at := from.Add(timingOf(node).Sandbox)
 		if s.Now.Before(at) {
-			wakeAt(s, at)
+			nodes.wakeAt(at)
 			return changed, nil
 		}
 		if !volumesAt.IsZero() {
@@ -236,7 +247,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		pull := pullDelay(pod, node, t.Pull)
 		at := sandbox.LastTransitionTime.Add(pull)
 		if s.Now.Before(at) {
-			wakeAt(s, at)
+			nodes.wakeAt(at)
 			return changed, nil
 		}
 		if t.Start > 0 {
@@ -245,7 +256,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 				changed = true
 			}
 			if at = at.Add(t.Start); s.Now.Before(at) {
-				wakeAt(s, at)
+				nodes.wakeAt(at)
 				return changed, nil
 			}
 		}
@@ -258,7 +269,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 	if !controllerutil.IsPodReady(pod) {
 		at := runningSince(pod).Add(readinessDelay(pod))
 		if s.Now.Before(at) {
-			wakeAt(s, at)
+			nodes.wakeAt(at)
 			return changed, nil
 		}
 		markReady(s, pod)
@@ -274,26 +285,44 @@ func wakeAt(s *cluster.State, at time.Time) {
 	controllerutil.AddTimerOnce(s, cluster.Timer{At: at, Owner: Name, Settling: true})
 }
 
+// wakeAt is wakeAt once per instant and sync: the pods started together
+// ask for the same few instants, and AddTimerOnce scans the timer queue.
+// Timers are only dropped between syncs (sim.step), so an instant asked
+// for earlier in this sync is still queued.
+func (n *nodeInfos) wakeAt(at time.Time) {
+	k := at.UnixNano()
+	if _, ok := n.woken[k]; ok {
+		return
+	}
+	if n.woken == nil {
+		n.woken = map[int64]struct{}{}
+	}
+	n.woken[k] = struct{}{}
+	wakeAt(n.s, at)
+}
+
 // admit runs the kubelet's GeneralPredicates against the pods the node has
 // already admitted. NoExecute taints are left to the taint-eviction controller.
-func admit(s *cluster.State, ni *framework.NodeInfo, pod *corev1.Pod, node *corev1.Node) (reason, message string, ok bool) {
-	pi := framework.NewPodInfo(pod, features(s).PodLevelResources)
+// The pod's info (its summed requests) is returned for the caller to add
+// to the node once admitted, so it is computed once.
+func admit(s *cluster.State, ni *framework.NodeInfo, pod *corev1.Pod, node *corev1.Node) (pi *framework.PodInfo, reason, message string, ok bool) {
+	pi = framework.NewPodInfo(pod, features(s).PodLevelResources)
 	if pod.Spec.NodeName != node.Name {
-		return nodename.Name, predicateFailure(nodename.Name, nodename.ErrReason), false
+		return pi, nodename.Name, predicateFailure(nodename.Name, nodename.ErrReason), false
 	}
 	if match, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !match {
-		return affinityplugin.Name, predicateFailure(affinityplugin.Name, affinityplugin.ErrReasonPod), false
+		return pi, affinityplugin.Name, predicateFailure(affinityplugin.Name, affinityplugin.ErrReasonPod), false
 	}
 	if nodeports.Conflict(framework.HostPorts(pod), ni) {
-		return nodeports.Name, predicateFailure(nodeports.Name, nodeports.ErrReason), false
+		return pi, nodeports.Name, predicateFailure(nodeports.Name, nodeports.ErrReason), false
 	}
 	if insufficient := noderesources.Fits(&pi.Requests, ni); len(insufficient) > 0 {
 		r := insufficient[0]
-		return "OutOf" + string(r.ResourceName),
+		return pi, "OutOf" + string(r.ResourceName),
 			fmt.Sprintf("Node didn't have enough resource: %s, requested: %d, used: %d, capacity: %d", r.ResourceName, r.Requested, r.Used, r.Capacity),
 			false
 	}
-	return "", "", true
+	return pi, "", "", true
 }
 
 // nodeInfos holds, per node, the pods its kubelet has admitted, built once
@@ -305,6 +334,9 @@ type nodeInfos struct {
 	admitted map[string][]*corev1.Pod
 	infos    map[string]*framework.NodeInfo
 	allocate func(*corev1.Node) (string, error)
+	// woken holds the instants (Unix nanoseconds) this sync asked to be
+	// woken at.
+	woken map[int64]struct{}
 }
 
 func (n *nodeInfos) podLevel() bool { return features(n.s).PodLevelResources }
@@ -337,14 +369,6 @@ func (n *nodeInfos) get(node *corev1.Node) *framework.NodeInfo {
 
 func predicateFailure(name, desc string) string {
 	return fmt.Sprintf("Predicate %s failed: %s", name, desc)
-}
-
-func features(s *cluster.State) version.Features {
-	v, err := version.Parse(s.Info.KubernetesVersion)
-	if err != nil {
-		v, _ = version.Parse(cluster.DefaultKubernetesVersion)
-	}
-	return version.FeaturesFor(v)
 }
 
 // reject is the kubelet's rejectPod: a Warning event and phase Failed.
@@ -521,6 +545,17 @@ func markReady(s *cluster.State, pod *corev1.Pod) {
 // setConditions upserts kubelet-owned conditions, keeping the transition time
 // of a condition whose status does not change, in the kubelet's order.
 func setConditions(pod *corev1.Pod, now time.Time, conds ...corev1.PodCondition) {
+	// Grow the list once, to its final length: at 100,000 pods the
+	// doubling appends left a fifth of each pod's status unused.
+	missing := 0
+	for _, c := range conds {
+		if controllerutil.GetPodCondition(&pod.Status, c.Type) == nil {
+			missing++
+		}
+	}
+	if n := len(pod.Status.Conditions); missing > cap(pod.Status.Conditions)-n {
+		pod.Status.Conditions = append(make([]corev1.PodCondition, 0, n+missing), pod.Status.Conditions...)
+	}
 	for _, c := range conds {
 		old := controllerutil.GetPodCondition(&pod.Status, c.Type)
 		if old != nil && old.Status == c.Status {
@@ -534,19 +569,26 @@ func setConditions(pod *corev1.Pod, now time.Time, conds ...corev1.PodCondition)
 			pod.Status.Conditions = append(pod.Status.Conditions, c)
 		}
 	}
-	order := map[corev1.PodConditionType]int{
-		corev1.PodReadyToStartContainers: 0, corev1.PodInitialized: 1, corev1.PodReady: 2,
-		corev1.ContainersReady: 3, corev1.PodScheduled: 4,
-	}
-	rank := func(t corev1.PodConditionType) int {
-		if r, ok := order[t]; ok {
-			return r
-		}
-		return len(order)
-	}
-	sort.SliceStable(pod.Status.Conditions, func(i, j int) bool {
-		return rank(pod.Status.Conditions[i].Type) < rank(pod.Status.Conditions[j].Type)
+	slices.SortStableFunc(pod.Status.Conditions, func(a, b corev1.PodCondition) int {
+		return cmp.Compare(conditionRank(a.Type), conditionRank(b.Type))
 	})
+}
+
+// conditionRank is the kubelet's order of its conditions; others go last.
+func conditionRank(t corev1.PodConditionType) int {
+	switch t {
+	case corev1.PodReadyToStartContainers:
+		return 0
+	case corev1.PodInitialized:
+		return 1
+	case corev1.PodReady:
+		return 2
+	case corev1.ContainersReady:
+		return 3
+	case corev1.PodScheduled:
+		return 4
+	}
+	return 5
 }
 
 func runningSince(pod *corev1.Pod) time.Time {
@@ -603,7 +645,7 @@ func needsPull(c corev1.Container, node *corev1.Node) bool {
 func podRef(pod *corev1.Pod, container string) corev1.ObjectReference {
 	ref := cluster.Regarding("Pod", "v1", pod)
 	if container != "" {
-		ref.FieldPath = fmt.Sprintf("spec.containers{%s}", container)
+		ref.FieldPath = containerFieldPath(container)
 	}
 	return ref
 }
@@ -647,8 +689,8 @@ func normalizeImage(image string) string {
 	return name
 }
 
-// imageID is a stable made-up digest reference for an image.
-func imageID(image string) string {
+// makeImageID is imageID's digest reference, made up from the image name.
+func makeImageID(image string) string {
 	repo := normalizeImage(image)
 	if i := strings.LastIndex(repo, "@"); i >= 0 {
 		return repo

@@ -1,6 +1,7 @@
 package replicaset
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +203,52 @@ func TestKubeletRejectionDoesNotSpin(t *testing.T) {
 	}
 	if len(s.Pods) != 4 {
 		t.Fatalf("want one replacement per second under advance, got %d pods", len(s.Pods))
+	}
+}
+
+// PodFromTemplate builds what a deep copy of the whole template gave
+// (GetPodFromTemplate), nil and empty metadata alike, and shares nothing
+// with the template.
+func TestPodFromTemplateMatchesTemplateCopy(t *testing.T) {
+	templates := map[string]corev1.PodTemplateSpec{
+		"nil metadata": {Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx"}}}},
+		"empty metadata": {
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{}, Annotations: map[string]string{}, Finalizers: []string{}},
+		},
+		"full": {
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"a": "b"}, Finalizers: []string{"f"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}}},
+		},
+	}
+	for name, tmpl := range templates {
+		t.Run(name, func(t *testing.T) {
+			rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "default", UID: "u1"}}
+			rs.Spec.Template = tmpl
+			c := rs.Spec.Template.DeepCopy()
+			want := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Namespace: "default", GenerateName: "web-1-", Labels: c.Labels, Annotations: c.Annotations, Finalizers: c.Finalizers,
+					OwnerReferences: []metav1.OwnerReference{controllerutil.NewControllerRef(rs, "apps/v1", "ReplicaSet")},
+				},
+				Spec: c.Spec,
+			}
+			got := PodFromTemplate(rs)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("got %+v\nwant %+v", got, want)
+			}
+			if got.Labels != nil {
+				got.Labels["x"] = "y"
+				if _, ok := rs.Spec.Template.Labels["x"]; ok {
+					t.Fatal("the pod's labels are the template's map")
+				}
+			}
+			if len(got.Spec.Containers) > 0 {
+				got.Spec.Containers[0].Image = "changed"
+				if rs.Spec.Template.Spec.Containers[0].Image == "changed" {
+					t.Fatal("the pod's containers are the template's")
+				}
+			}
+		})
 	}
 }
