@@ -3,6 +3,7 @@ package cluster
 import (
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,22 +45,11 @@ func (p *FargateProfile) DeepCopyObject() runtime.Object {
 	p.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Selectors = make([]FargateSelector, len(p.Selectors))
 	for i, sel := range p.Selectors {
-		out.Selectors[i] = FargateSelector{Namespace: sel.Namespace, Labels: copyStringMap(sel.Labels)}
+		out.Selectors[i] = FargateSelector{Namespace: sel.Namespace, Labels: maps.Clone(sel.Labels)}
 	}
 	out.Subnets = append([]string(nil), p.Subnets...)
-	out.Tags = copyStringMap(p.Tags)
+	out.Tags = maps.Clone(p.Tags)
 	return &out
-}
-
-func copyStringMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // FargateProfileUID is a profile's uid, derived from the cluster's and the

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,7 +32,7 @@ func (s *State) recordNodeEnd(node *corev1.Node) {
 		Name:        node.Name,
 		Start:       node.CreationTimestamp.Time,
 		End:         s.Now,
-		Labels:      copyStringMap(node.Labels),
+		Labels:      maps.Clone(node.Labels),
 		ProviderID:  node.Spec.ProviderID,
 		Capacity:    cpuMemory(node.Status.Capacity),
 		Allocatable: cpuMemory(node.Status.Allocatable),

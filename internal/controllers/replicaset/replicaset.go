@@ -5,6 +5,7 @@
 package replicaset
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -260,26 +261,14 @@ func PodFromTemplate(rs *appsv1.ReplicaSet) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:       rs.Namespace,
 			GenerateName:    rs.Name + "-",
-			Labels:          copyMap(t.Labels),
-			Annotations:     copyMap(t.Annotations),
+			Labels:          maps.Clone(t.Labels),
+			Annotations:     maps.Clone(t.Annotations),
 			Finalizers:      slices.Clone(t.Finalizers),
 			OwnerReferences: []metav1.OwnerReference{controllerutil.NewControllerRef(rs, "apps/v1", "ReplicaSet")},
 		},
 	}
 	t.Spec.DeepCopyInto(&pod.Spec)
 	return pod
-}
-
-// copyMap copies m as DeepCopy does: nil stays nil, empty stays empty.
-func copyMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // createPods creates up to n pods and returns those it created.
