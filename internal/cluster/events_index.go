@@ -122,11 +122,8 @@ func (x *eventIndex) latestHashed(id eventID, h uint64) *corev1.Event {
 	return x.objectSpill[id.text()]
 }
 
-// withMessage is the newest event with this identity and message, or nil.
-func (x *eventIndex) withMessage(id eventID, message string) *corev1.Event {
-	return x.withMessageHashed(id, message, x.hash(id, &message))
-}
-
+// withMessageHashed is the newest event with this identity and message
+// (whose hash is h), or nil.
 func (x *eventIndex) withMessageHashed(id eventID, message string, h uint64) *corev1.Event {
 	if e := x.byMessage[h]; e != nil && id.of(e) && e.Message == message {
 		return e
