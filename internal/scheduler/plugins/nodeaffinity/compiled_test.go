@@ -205,3 +205,40 @@ func BenchmarkFilter(b *testing.B) {
 		})
 	}
 }
+
+// TestExportedRequiredMatchesHelper checks the API PodTopologySpread's
+// inclusion policies read (export.go) against the helper's matcher, node
+// by node twice (cached verdicts read back), for random selectors.
+func TestExportedRequiredMatchesHelper(t *testing.T) {
+	g := randomSelection{r: rand.New(rand.NewPCG(7, 8))}
+	h := plugintest.NewHandle(randomNodes(g, 40), nil)
+	tbl := NewTable(h.NodeInfos)
+	if tbl == nil || !tbl.Same(h.NodeInfos) || tbl.Same(h.NodeInfos[:len(h.NodeInfos)-1]) {
+		t.Fatal("table not built over, or not recognizing, its list")
+	}
+	compiled := 0
+	for round := 0; round < 1000; round++ {
+		pod := g.pod()
+		r := tbl.CompileRequired(pod)
+		if r == nil {
+			continue
+		}
+		compiled++
+		want := nodeaffinity.GetRequiredNodeAffinity(pod)
+		for pass := 0; pass < 2; pass++ {
+			for p, ni := range h.NodeInfos {
+				w, _ := want.Match(ni.Node)
+				if got := r.Match(int32(p)); got != w {
+					t.Fatalf("round %d node %s: compiled %v, helper %v (pod %+v)", round, ni.Name(), got, w, pod.Spec)
+				}
+			}
+		}
+	}
+	if compiled < 500 {
+		t.Fatalf("only %d pods compiled", compiled)
+	}
+	dup := plugintest.NewHandle(append(randomNodes(g, 3), randomNodes(g, 1)...), nil)
+	if NewTable(dup.NodeInfos) != nil {
+		t.Fatal("a list with a repeated name must not give a table")
+	}
+}

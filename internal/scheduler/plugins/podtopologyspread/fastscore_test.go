@@ -410,6 +410,13 @@ func TestScoresMatchPlainComputation(t *testing.T) {
 // many random pods, so that pods whose inclusion shapes are spelled alike
 // share verdicts, and checks every node against matchNodeInclusionPolicies.
 func TestIncluderMatchesPolicies(t *testing.T) {
+	compiled := 0
+	defer func() {
+		// Most shapes honouring node affinity take the compiled matcher.
+		if !t.Failed() && compiled < 100 {
+			t.Errorf("only %d includers used the compiled node affinity", compiled)
+		}
+	}()
 	for seed := int64(0); seed < 20; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		nodes, _ := randomCluster(r)
@@ -419,6 +426,9 @@ func TestIncluderMatchesPolicies(t *testing.T) {
 		sels := newSelections(x)
 		for k := 0; k < 200; k++ {
 			pod := randomIncoming(r)
+			if r.Intn(3) == 0 {
+				randomRequiredAffinity(r, pod)
+			}
 			if r.Intn(2) == 0 && len(pod.Spec.Tolerations) > 0 {
 				pod.Spec.Tolerations[0].TolerationSeconds = ptr.To(int64(r.Intn(2)))
 				pod.Spec.Tolerations[0].Effect = []v1.TaintEffect{"", v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute}[r.Intn(3)]
@@ -430,6 +440,9 @@ func TestIncluderMatchesPolicies(t *testing.T) {
 			required := nodeaffinity.GetRequiredNodeAffinity(pod)
 			for i := range cs {
 				in := sels.includer(&cs[i], pod, required, h.Nodes())
+				if in.fast != nil {
+					compiled++
+				}
 				for p, ni := range h.Nodes() {
 					if got, want := in.has(int32(p)), cs[i].matchNodeInclusionPolicies(pod, ni.Node, required); got != want {
 						t.Fatalf("seed %d pod %d node %s: included %v, want %v", seed, k, ni.Name(), got, want)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	natable "github.com/berth-sim/berth/internal/scheduler/plugins/nodeaffinity"
 )
 
 // includer answers matchNodeInclusionPolicies for one constraint and pod by
@@ -23,10 +24,24 @@ import (
 type includer struct {
 	all      bool
 	verdicts []int8 // by position: 0 not asked yet, 1 included, 2 not
+	// fast, when set, answers the node affinity half (nodeAffinityPolicy
+	// Honor) by position from NodeAffinity's compiled matcher, tested
+	// against the helper's (docs/scheduler.md, "PodTopologySpread
+	// selections"); nil: the helper's matcher in required.
+	fast     *natable.Required
 	c        *constraint
 	pod      *v1.Pod
 	required nodeaffinity.RequiredNodeAffinity
 	nodes    []*framework.NodeInfo
+}
+
+// inclusion is one inclusion shape's state in a snapshot: its verdicts
+// and, when it honours node affinity, the pod's nodeSelector and required
+// affinity compiled once over the snapshot's label table.
+type inclusion struct {
+	verdicts []int8
+	compiled bool
+	fast     *natable.Required
 }
 
 // has reports whether the node at position p passes the policies.
@@ -40,7 +55,13 @@ func (in *includer) has(p int32) bool {
 	case 2:
 		return false
 	}
-	if in.c.matchNodeInclusionPolicies(in.pod, in.nodes[p].Node, in.required) {
+	var ok bool
+	if in.fast != nil {
+		ok = in.fast.Match(p) && in.c.matchNodeTaintsPolicy(in.pod, in.nodes[p].Node)
+	} else {
+		ok = in.c.matchNodeInclusionPolicies(in.pod, in.nodes[p].Node, in.required)
+	}
+	if ok {
 		in.verdicts[p] = 1
 		return true
 	}
@@ -59,13 +80,25 @@ func (s *selections) includer(c *constraint, pod *v1.Pod, required nodeaffinity.
 	}
 	v := s.included[key]
 	if v == nil {
-		v = make([]int8, len(nodes))
+		v = &inclusion{verdicts: make([]int8, len(nodes))}
 		if s.included == nil {
-			s.included = map[string][]int8{}
+			s.included = map[string]*inclusion{}
 		}
 		s.included[key] = v
 	}
-	in.verdicts = v
+	if !v.compiled && c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor {
+		// A shape is compiled on its first use in the snapshot; the shape
+		// key spells out everything compiled, so any pod of the shape may
+		// stand for it.
+		v.compiled = true
+		if s.affinity == nil || !s.affinity.Same(nodes) {
+			s.affinity = natable.NewTable(nodes)
+		}
+		if s.affinity != nil {
+			v.fast = s.affinity.CompileRequired(pod)
+		}
+	}
+	in.verdicts, in.fast = v.verdicts, v.fast
 	return in
 }
 

@@ -96,6 +96,11 @@ func (c *constraint) matchNodeInclusionPolicies(pod *v1.Pod, node *v1.Node, requ
 			return false
 		}
 	}
+	return c.matchNodeTaintsPolicy(pod, node)
+}
+
+// matchNodeTaintsPolicy is the taints half of matchNodeInclusionPolicies.
+func (c *constraint) matchNodeTaintsPolicy(pod *v1.Pod, node *v1.Node) bool {
 	if c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor && len(node.Spec.Taints) > 0 {
 		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(discard, node.Spec.Taints, pod.Spec.Tolerations, helper.DoNotScheduleTaints, false); untolerated {
 			return false

@@ -8,6 +8,7 @@ import (
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
+	natable "github.com/berth-sim/berth/internal/scheduler/plugins/nodeaffinity"
 )
 
 // A selection is what Score's hostname count and PreScore's plain domain
@@ -35,8 +36,10 @@ type selections struct {
 	// everything is dropped and rebuilt on demand.
 	cells int
 	// included holds inclusion policy verdicts by node position, per
-	// inclusion shape (inclusion.go).
-	included map[string][]int8
+	// inclusion shape (inclusion.go); affinity is the label table its
+	// shapes compile their node affinity over (nil: not built yet).
+	included map[string]*inclusion
+	affinity *natable.Table
 	// key is scratch space for selectionKey and inclusionKey, at for
 	// PreScore's node positions, scores for its raw scores (fastscore.go).
 	key    strings.Builder
@@ -75,7 +78,7 @@ func newSelections(x *helper.ClassDomainIndex) *selections {
 
 func (s *selections) reset() {
 	s.byKey = map[string]*selection{}
-	s.list, s.byClass, s.seen, s.cells, s.included = nil, nil, nil, 0, nil
+	s.list, s.byClass, s.seen, s.cells, s.included, s.affinity = nil, nil, nil, 0, nil, nil
 }
 
 // picks reports whether the selection counts pods of class pc.
