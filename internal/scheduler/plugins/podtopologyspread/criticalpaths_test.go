@@ -49,3 +49,41 @@ func TestTwoSmallestMatchesSortedUpdates(t *testing.T) {
 		}
 	}
 }
+
+// TestPathsByIDMatchesSortedUpdates checks the critical paths found while
+// renumbering against name-ordered updates, with names listing more
+// domains than the counts hold (nodes not taking part) and, now and then,
+// fewer (the fallback), and the renumbered counts against the map.
+func TestPathsByIDMatchesSortedUpdates(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 500; i++ {
+		m := map[string]int{}
+		var names []string
+		for j := 0; j < 10; j++ {
+			v := fmt.Sprintf("d%d", j)
+			if j == 9 {
+				v = ""
+			}
+			inNames, inMap := r.IntN(4) != 0, r.IntN(2) == 0
+			if inMap && !inNames && r.IntN(4) != 0 {
+				inNames = true
+			}
+			if inNames {
+				names = append(names, v)
+			}
+			if inMap {
+				m[v] = r.IntN(4)
+			}
+		}
+		r.Shuffle(len(names), func(a, b int) { names[a], names[b] = names[b], names[a] })
+		counts := make([]int, len(names))
+		if got, want := *pathsByID(m, names, counts), *sortedPaths(m); got != want {
+			t.Fatalf("%v over %q: got %+v, want %+v", m, names, got, want)
+		}
+		for id, v := range names {
+			if counts[id] != m[v] {
+				t.Fatalf("%v over %q: counts %v", m, names, counts)
+			}
+		}
+	}
+}

@@ -4,10 +4,6 @@ import (
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 )
 
-// domainsPerNodeShare: renumbering pays when the domains number at most
-// one in this many nodes (tests set 0 to renumber always).
-var domainsPerNodeShare = 8
-
 // fastFilter holds PreFilter's domain counts renumbered by the snapshot
 // index's value ids, so that Filter on a snapshot node reads a position and
 // two slices per constraint instead of the node's label map and a
@@ -21,35 +17,50 @@ type fastFilter struct {
 	counts [][]int
 }
 
-// buildFastFilter renumbers s's counts; nodes must be the list the index
-// was updated with. It returns nil when renumbering would cost more than
-// the map lookups it saves (more domains than nodes Filter may visit).
+// buildFastFilter renumbers s's counts and sets s's critical paths in the
+// same pass over each constraint's domains (docs/scheduler.md, "PodTopologySpread
+// Filter by position"): with a hostname key the map holds one domain per
+// node, and the pass that finds the two smallest domains is needed anyway,
+// so renumbering adds one id lookup per domain while Filter saves two
+// string lookups on every node it visits. nodes must be the list the index
+// was updated with; it returns nil (and sets no critical paths) otherwise.
 func (pl *Plugin) buildFastFilter(s *preFilterState, nodes []*framework.NodeInfo) *fastFilter {
 	x := pl.index
 	if x.NumNodes() != len(nodes) {
 		return nil
 	}
-	domains := 0
-	for i := range s.constraints {
-		domains += len(s.tpValueToMatchNum[i])
-	}
-	if domains*domainsPerNodeShare > len(nodes) {
-		// Hostname-like keys: as many domains as nodes, and a cycle that
-		// succeeds visits a tenth of them or fewer.
-		return nil
-	}
 	f := &fastFilter{pos: x.Positions(), ids: make([][]int32, len(s.constraints)), counts: make([][]int, len(s.constraints))}
 	for i := range s.constraints {
-		ids, byValue := x.ValueIDs(s.constraints[i].TopologyKey)
-		counts := make([]int, len(byValue))
-		for v, n := range s.tpValueToMatchNum[i] {
-			if id, ok := byValue[v]; ok {
-				counts[id] = n
-			}
-		}
+		ids, _ := x.ValueIDs(s.constraints[i].TopologyKey)
+		names := x.ValueNames(s.constraints[i].TopologyKey)
+		counts := make([]int, len(names))
+		s.criticalPaths[i] = pathsByID(s.tpValueToMatchNum[i], names, counts)
 		f.ids[i], f.counts[i] = ids, counts
 	}
 	return f
+}
+
+// pathsByID copies each domain's count of m to counts[id] (names lists the
+// domains by id) and returns m's two smallest domains, as twoSmallest
+// would: the order domains are offered in does not matter, as (count,
+// name) orders them fully. Every domain of m is a snapshot node's value;
+// were one not, the paths come from twoSmallest.
+func pathsByID(m map[string]int, names []string, counts []int) *criticalPaths {
+	p := newCriticalPaths()
+	n := 0
+	for id, v := range names {
+		num, ok := m[v]
+		if !ok {
+			continue
+		}
+		counts[id] = num
+		p.offer(n, v, num)
+		n++
+	}
+	if n != len(m) {
+		return twoSmallest(m)
+	}
+	return p
 }
 
 // filter is Filter's verdict for a snapshot node (ok false otherwise).

@@ -164,29 +164,29 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 	}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	if pl.countFromIndex(s, pod, nodes) {
-		s.initCriticalPaths()
-		s.fast = pl.buildFastFilter(s, nodes)
-		cs.Write(preFilterStateKey, s)
-		return nil, nil
+	if !pl.countFromIndex(s, pod, nodes) {
+		// Every node that carries all keys and passes the inclusion
+		// policies takes part (walk.go).
+		pl.index.Update(pl.handle, nodes)
+		pl.walkIndexed(s, pod, nodes)
 	}
-	counter := pl.newCounter(constraints, pod.Namespace, len(nodes))
-	// Every node that carries all keys and passes the inclusion policies
-	// takes part (walk.go).
-	pl.index.Update(pl.handle, nodes)
-	pl.walkIndexed(s, pod, nodes, counter)
-	s.initCriticalPaths()
+	// buildFastFilter finds the critical paths in the same pass over the
+	// counts that renumbers them; initCriticalPaths does it otherwise.
 	s.fast = pl.buildFastFilter(s, nodes)
+	s.initCriticalPaths()
 	cs.Write(preFilterStateKey, s)
 	return nil, nil
 }
 
-// initCriticalPaths finds each constraint's two smallest domains. Ties go
-// to the smaller domain name, so the result is what feeding the domains to
-// update in name order gives, without sorting every domain.
+// initCriticalPaths finds the two smallest domains of each constraint
+// whose critical paths are not set yet. Ties go to the smaller domain name,
+// so the result is what feeding the domains to update in name order gives,
+// without sorting every domain.
 func (s *preFilterState) initCriticalPaths() {
 	for i, m := range s.tpValueToMatchNum {
-		s.criticalPaths[i] = twoSmallest(m)
+		if s.criticalPaths[i] == nil {
+			s.criticalPaths[i] = twoSmallest(m)
+		}
 	}
 }
 
@@ -194,20 +194,26 @@ func (s *preFilterState) initCriticalPaths() {
 func twoSmallest(m map[string]int) *criticalPaths {
 	p := newCriticalPaths()
 	n := 0
-	less := func(v string, num int, j int) bool {
-		return num < p[j].MatchNum || (num == p[j].MatchNum && v < p[j].TopologyValue)
-	}
 	for v, num := range m {
-		switch {
-		case n == 0 || less(v, num, 0):
-			p[1] = p[0]
-			p[0].TopologyValue, p[0].MatchNum = v, num
-		case n == 1 || less(v, num, 1):
-			p[1].TopologyValue, p[1].MatchNum = v, num
-		}
+		p.offer(n, v, num)
 		n++
 	}
 	return p
+}
+
+// offer puts domain v with num matching pods into the two smallest by
+// (count, name), n being how many domains were offered before it.
+func (p *criticalPaths) offer(n int, v string, num int) {
+	less := func(j int) bool {
+		return num < p[j].MatchNum || (num == p[j].MatchNum && v < p[j].TopologyValue)
+	}
+	switch {
+	case n == 0 || less(0):
+		p[1] = p[0]
+		p[0].TopologyValue, p[0].MatchNum = v, num
+	case n == 1 || less(1):
+		p[1].TopologyValue, p[1].MatchNum = v, num
+	}
 }
 
 // countFromIndex fills the counts from the per-snapshot class index when

@@ -16,8 +16,8 @@ import (
 // several times per cycle. A node's matching pods are read from the
 // selections' per-node counts (shapes.go) rather than counted. nodes must
 // be the list the index was updated with (pl.mu held); the counts equal
-// the plain walk's. The counter is not needed any more.
-func (pl *Plugin) walkIndexed(s *preFilterState, pod *v1.Pod, nodes []*framework.NodeInfo, _ *counter) {
+// the plain walk's.
+func (pl *Plugin) walkIndexed(s *preFilterState, pod *v1.Pod, nodes []*framework.NodeInfo) {
 	x := pl.index
 	sels := pl.selectionsLocked()
 	picked := make([]*selection, len(s.constraints))

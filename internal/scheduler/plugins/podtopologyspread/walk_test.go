@@ -100,8 +100,6 @@ func TestIndexedWalkMatchesPlainWalk(t *testing.T) {
 // label maps on every node, for pod and for another pod reusing the state.
 func checkFastFilter(t *testing.T, pl *Plugin, nodes []*framework.NodeInfo, pod *v1.Pod) {
 	t.Helper()
-	defer func(v int) { domainsPerNodeShare = v }(domainsPerNodeShare)
-	domainsPerNodeShare = 0
 	pi := framework.NewPodInfo(pod, true)
 	cs := framework.NewCycleState()
 	if _, st := pl.PreFilter(cs, pi, nodes); !st.IsSuccess() {
@@ -113,6 +111,11 @@ func checkFastFilter(t *testing.T, pl *Plugin, nodes []*framework.NodeInfo, pod 
 	}
 	if s.fast == nil {
 		t.Fatal("no renumbered counts")
+	}
+	for i, m := range s.tpValueToMatchNum {
+		if got, want := *s.criticalPaths[i], *sortedPaths(m); got != want {
+			t.Fatalf("constraint %d: critical paths %v, by sorting %v", i, got, want)
+		}
 	}
 	slow := *s
 	slow.fast = nil
