@@ -12,6 +12,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/berth-sim/berth/internal/parallel"
 )
 
 // Export writes every stored object as multi-document YAML, as `kubectl
@@ -76,10 +78,14 @@ func (s *State) exportParts() []exportPart {
 		if len(objs) == 0 {
 			continue
 		}
+		// Marshalling to YAML is nearly all of an export's time; each
+		// object is independent, and the documents are joined in key order.
+		docs := make([][]byte, len(objs))
+		parallel.For(len(objs), 64, func(i int) { docs[i] = exportYAML(objs[i], k) })
 		var buf bytes.Buffer
-		for _, obj := range objs {
+		for _, doc := range docs {
 			buf.WriteString("---\n")
-			buf.Write(exportYAML(obj, k))
+			buf.Write(doc)
 		}
 		parts = append(parts, exportPart{resource: k.GroupResource(), data: buf.Bytes()})
 	}

@@ -200,7 +200,7 @@ func (s *State) readObjects(l *layout, b map[string][]store.KV, memo *storeMemo)
 		}
 	}
 	errs := make([]error, len(jobs))
-	parallel(len(jobs), func(j int) {
+	runJobs(len(jobs), func(j int) {
 		errs[j] = jobs[j].d.decode(jobs[j].from, jobs[j].to)
 	})
 	for _, err := range errs {
@@ -376,7 +376,7 @@ func (s *State) objectChanges(l *layout, old, next *storeMemo, full bool) ([]sto
 		}
 	}
 	errs := make([]error, len(jobs))
-	parallel(len(jobs), func(j int) {
+	runJobs(len(jobs), func(j int) {
 		e := jobs[j].e
 		var scratch []byte
 		for i := jobs[j].from; i < jobs[j].to; i++ {
@@ -458,7 +458,7 @@ func (s *State) eventChanges(old, next *storeMemo, full bool) (store.Change, err
 		return false
 	}
 	errs := make([]error, (n+chunk-1)/chunk)
-	parallel(len(errs), func(j int) {
+	runJobs(len(errs), func(j int) {
 		var scratch []byte
 		for i := j * chunk; i < min((j+1)*chunk, n); i++ {
 			b, err := store.AppendEncoded(scratch[:0], s.Events[i], EventKind.GVK)

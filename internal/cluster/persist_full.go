@@ -106,7 +106,7 @@ func (w *batchWriter) bucket(name string, objs []runtime.Object, key func(i int)
 		}
 		w.vals = slices.Grow(w.vals[:0], to-from)[:to-from]
 		errs := make([]error, jobs)
-		parallel(jobs, func(j int) {
+		runJobs(jobs, func(j int) {
 			buf := w.arenas[j][:0]
 			for i := from + j*chunk; i < min(from+(j+1)*chunk, to); i++ {
 				start := len(buf)

@@ -78,8 +78,8 @@ func buildLayout() *layout {
 // to amortise the scheduling, small enough to spread a kind over the cores.
 const chunk = 512
 
-// parallel runs f(0..n-1) on every core; the jobs are independent.
-func parallel(n int, f func(i int)) {
+// runJobs runs f(0..n-1) on every core; the jobs are independent.
+func runJobs(n int, f func(i int)) {
 	workers := runtime.GOMAXPROCS(0)
 	if workers > n {
 		workers = n
