@@ -93,22 +93,3 @@ func (f *fastScore) scoreByLabels(ni *framework.NodeInfo) int64 {
 	}
 	return sum
 }
-
-// scoreMap is the score in map form (tests compare it with the pod walk).
-func (f *fastScore) scoreMap() scoreMap {
-	out := scoreMap{}
-	for i := range f.keys {
-		k := &f.keys[i]
-		names := f.x.ValueNames(k.key)
-		for id, t := range k.touched {
-			if !t {
-				continue
-			}
-			if out[k.key] == nil {
-				out[k.key] = map[string]int64{}
-			}
-			out[k.key][names[id]] = k.byID[id]
-		}
-	}
-	return out
-}

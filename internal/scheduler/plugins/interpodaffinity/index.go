@@ -276,21 +276,3 @@ func (c *lazyCounts) compact(visits int) {
 	}
 	c.sources = out
 }
-
-// toMap returns the counts as a new map: what a deep copy holds.
-func (c *lazyCounts) toMap() topologyCounts {
-	m := topologyCounts{}
-	for _, src := range c.sources {
-		for v, n := range src.counts {
-			m[topologyPair{key: src.key, value: v}] += n
-		}
-	}
-	for p, n := range c.overlay {
-		if n == 0 {
-			delete(m, p)
-		} else {
-			m[p] = n
-		}
-	}
-	return m
-}
