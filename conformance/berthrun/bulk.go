@@ -31,7 +31,6 @@ func (r *Runner) Enqueue(pods []*v1.Pod) error {
 		}
 		s.Pods[key] = p
 	}
-	s.NoteChange()
 	return nil
 }
 

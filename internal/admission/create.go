@@ -174,11 +174,17 @@ func Create(s *cluster.State, obj runtime.Object) error {
 	}
 	kind.Put(s, cluster.Key(m.GetNamespace(), m.GetName()), obj)
 	switch o := obj.(type) {
-	case *corev1.Pod, *corev1.Node:
-		s.NoteChange()
+	case *corev1.Pod:
+		if o.Spec.NodeName != "" {
+			s.AssignedPodAdded(o) // created bound; a pending pod is its own queue entry
+		}
+	case *corev1.Node:
+		s.NodeAdded(o)
 	case *corev1.Namespace:
 		// The service-account controller gives every namespace its default account.
 		return Create(s, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: o.Name}})
+	default:
+		s.ObjectAdded(obj) // storage kinds; others are no scheduling event
 	}
 	return nil
 }
@@ -266,9 +272,17 @@ func Update(s *cluster.State, obj runtime.Object) (bool, error) {
 	}
 	m.SetResourceVersion(s.Bump())
 	store(s, obj, key)
-	switch obj.(type) {
-	case *corev1.Pod, *corev1.Node:
-		s.NoteChange()
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		if op := old.(*corev1.Pod); op.Spec.NodeName != "" {
+			s.AssignedPodUpdated(op, o)
+		} else {
+			s.NotePodSelfUpdate(op, o)
+		}
+	case *corev1.Node:
+		s.NodeUpdated(old.(*corev1.Node), o)
+	default:
+		s.ObjectUpdated(old, obj) // storage kinds; others are no scheduling event
 	}
 	return true, nil
 }

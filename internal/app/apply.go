@@ -368,8 +368,9 @@ func registerNode(s *cluster.State, n *corev1.Node) {
 	if n.Status.Allocatable == nil && n.Status.Capacity != nil {
 		n.Status.Allocatable = n.Status.Capacity.DeepCopy()
 	}
+	// admission.Create announced the node; the scheduler reads this same
+	// object, now with its status, when it next runs.
 	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, n.Name)
-	s.NoteChange()
 }
 
 // maxRequestBodyBytes is kube-apiserver's default limit on a request body.

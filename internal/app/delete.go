@@ -239,13 +239,16 @@ func deleteObject(s *cluster.State, kind, namespace, name string, grace *int64) 
 			if k.GVK.Kind != kind {
 				continue
 			}
-			if obj, ok := k.Get(s, key); ok && s.MarkDeleting(obj.(metav1.Object)) {
+			obj, ok := k.Get(s, key)
+			if ok && s.MarkDeleting(obj.(metav1.Object)) {
 				continue // Karpenter's finalizer holds it
 			}
 			k.Remove(s, key)
+			if ok {
+				s.ObjectDeleted(obj) // PVCs, PVs, StorageClasses, CSINodes
+			}
 		}
 	}
-	s.NoteChange()
 	s.Bump()
 }
 

@@ -110,7 +110,6 @@ func (a *App) KarpenterUnavailable(r UnavailableRequest) (err error) {
 		return a.InstanceType+" "+a.Zone+" "+a.CapacityType < b.InstanceType+" "+b.Zone+" "+b.CapacityType
 	})
 	state.NoCapacity = kept
-	work.NoteChange()
 	return a.commit(work, o)
 }
 
@@ -237,7 +236,6 @@ func (a *App) KarpenterSpotPrices(file string) (err error) {
 		}
 	}
 	st.SpotPrices, st.SpotPriceSource = prices, file
-	work.NoteChange()
 	o := &output{}
 	o.out("spot prices: %d (instance type, zone) price(s) for %d instance type(s) in %d zone(s); latest observation %s",
 		len(prices), len(types), len(zones), latest.UTC().Format(time.RFC3339))

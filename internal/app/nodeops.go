@@ -113,13 +113,14 @@ func cordon(s *cluster.State, names []string, desired bool, o *output) error {
 			o.out("node/%s already %s", node.Name, verb)
 			continue
 		}
+		old := node.DeepCopy()
 		node.Spec.Unschedulable = desired
 		if desired {
 			addTaint(s, node, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
 		} else {
 			removeTaint(node, corev1.TaintNodeUnschedulable, corev1.TaintEffectNoSchedule)
 		}
-		touchNode(s, node)
+		touchNode(s, old, node)
 		kubelet.RecordSchedulable(s, node)
 		o.out("node/%s %s", node.Name, verb)
 	}
@@ -156,10 +157,11 @@ func removeTaint(node *corev1.Node, key string, effect corev1.TaintEffect) bool 
 	return removed
 }
 
-// touchNode records a node write that may change where pods can go.
-func touchNode(s *cluster.State, node *corev1.Node) {
+// touchNode records a node write that may change where pods can go, old
+// being a copy from before it (the scheduling queue hears of its update kinds).
+func touchNode(s *cluster.State, old, node *corev1.Node) {
 	node.ResourceVersion = s.Bump()
-	s.NoteChange()
+	s.NodeUpdated(old, node)
 }
 
 // FailNode makes a node stop reporting, as when its instance dies: the node
@@ -191,6 +193,7 @@ const (
 )
 
 func failNode(s *cluster.State, node *corev1.Node) bool {
+	old := node.DeepCopy()
 	changed := false
 	now := metav1.NewTime(s.Now)
 	for i := range node.Status.Conditions {
@@ -216,7 +219,7 @@ func failNode(s *cluster.State, node *corev1.Node) bool {
 	addTaint(s, node, corev1.Taint{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute})
 	s.Record(cluster.EventSource{Component: nodeControllerSource}, cluster.Regarding("Node", "v1", node),
 		corev1.EventTypeNormal, "NodeNotReady", fmt.Sprintf("Node %s status is now: NodeNotReady", node.Name))
-	touchNode(s, node)
+	touchNode(s, old, node)
 	return true
 }
 

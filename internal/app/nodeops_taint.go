@@ -81,8 +81,9 @@ func (a *App) Taint(r NodeEditRequest) (err error) {
 				taints[i].TimeAdded = &now
 			}
 		}
+		old := node.DeepCopy()
 		node.Spec.Taints = taints
-		touchNode(work, node)
+		touchNode(work, old, node)
 		o.out("node/%s %s", node.Name, op)
 	}
 	return a.commit(work, o)
@@ -262,6 +263,7 @@ func (a *App) Label(r NodeEditRequest) (err error) {
 	o := &output{}
 	for _, node := range nodes {
 		before := len(node.Labels)
+		prev := node.DeepCopy()
 		changed := false
 		for _, k := range order {
 			old, ok := node.Labels[k]
@@ -290,7 +292,7 @@ func (a *App) Label(r NodeEditRequest) (err error) {
 			if !r.Overwrite && len(node.Labels) < before {
 				verb = "unlabeled"
 			}
-			touchNode(work, node)
+			touchNode(work, prev, node)
 		}
 		o.out("node/%s %s", node.Name, verb)
 	}

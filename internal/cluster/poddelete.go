@@ -66,8 +66,9 @@ func (s *State) GracefulDeletePod(pod *corev1.Pod, gracePeriod *int64) bool {
 	}
 	pod.ResourceVersion = s.Bump()
 	// Controllers watching the pod react to its deletion now (a ReplicaSet
-	// creates the replacement); the scheduler still counts it on its node.
-	s.NoteChange()
+	// creates the replacement); the scheduler still counts it on its node,
+	// and the deletionTimestamp is a plain pod Update no scheduling plugin
+	// registers: its Delete event comes when the object goes.
 	return false
 }
 
@@ -97,5 +98,5 @@ func (s *State) RemoveNodeObject(name string) {
 	}
 	s.Scheduler.NodeOrder = order
 	s.Bump()
-	s.NoteChange()
+	s.NodeDeleted(node)
 }

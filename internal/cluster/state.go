@@ -85,7 +85,9 @@ type State struct {
 	Rand Rand      `json:"rand"`
 	// ResourceVersion counts every write; objects carry it as metadata.resourceVersion.
 	ResourceVersion int64 `json:"resourceVersion"`
-	// SchedulingGeneration counts writes that may help pending pods (NoteChange).
+	// SchedulingGeneration counts the cluster events announced to the
+	// scheduling queue (NoteEvent); kept for states saved before the queue
+	// recorded rejecting plugins (QueuedPod.Plugins).
 	SchedulingGeneration int64 `json:"schedulingGeneration"`
 	// CreateRevisions is each live object's create revision, by uid (order.go).
 	CreateRevisions map[types.UID]int64 `json:"createRevisions,omitempty"`
@@ -148,6 +150,9 @@ type State struct {
 	legacy bool
 	// partial says only part of the stored state was loaded (LoadSome).
 	partial bool
+	// schedEvents are the cluster events the schedulers have yet to read
+	// (schedevents.go); never saved.
+	schedEvents eventLog
 }
 
 // Partial reports whether the state was loaded in part for a read-only
@@ -175,15 +180,28 @@ type QueuedPod struct {
 	Timestamp time.Time `json:"timestamp"`
 	// Attempts counts failed scheduling attempts (drives backoff).
 	Attempts int `json:"attempts"`
-	// Unschedulable is true while the pod waits for a cluster change.
+	// Unschedulable is true while the pod waits in the unschedulable pool
+	// for a cluster event that one of its rejecting plugins says may help;
+	// false once an event (or the 5-minute flush) moved it, when it waits
+	// for its backoff only.
 	Unschedulable bool `json:"unschedulable"`
 	// BackoffUntil is when the pod may be tried again.
 	BackoffUntil time.Time `json:"backoffUntil"`
 	// ParkedAt is when the pod entered the unschedulable pool.
 	ParkedAt time.Time `json:"parkedAt"`
-	// Generation is the state's SchedulingGeneration at the last attempt; a
-	// later change may make the pod schedulable.
+	// Generation is the state's SchedulingGeneration at the last attempt.
+	// States saved before Plugins existed parked a pod until the generation
+	// moved past it; such an entry is read as moved (docs/scheduler.md#the-queue).
 	Generation int64 `json:"generation"`
+	// Plugins are the plugins that rejected the last attempt (upstream's
+	// UnschedulablePlugins) and PendingPlugins those that answered Pending;
+	// only their registered events, when their hints say so, move the pod.
+	Plugins        []string `json:"plugins,omitempty"`
+	PendingPlugins []string `json:"pendingPlugins,omitempty"`
+	// Recorded marks an entry whose last failure recorded its plugins, so
+	// that empty Plugins mean "none" rather than "saved before plugins were
+	// recorded".
+	Recorded bool `json:"recorded,omitempty"`
 	// Seq is the pod's arrival number in the queue (SchedulerState.QueueSeq
 	// when it was added or re-added): the tie-break after the timestamp.
 	Seq int64 `json:"seq,omitempty"`
@@ -346,11 +364,6 @@ func (s *State) PodsOnNode(node string) []*corev1.Pod {
 func IsTerminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
-
-// NoteChange records a write that may make a pending pod schedulable (a node
-// added or changed, a pod bound or removed); the scheduler retries
-// unschedulable pods whose last attempt predates it.
-func (s *State) NoteChange() { s.SchedulingGeneration++ }
 
 // NewUID returns a deterministic RFC 4122-shaped UID from the seeded source.
 func (s *State) NewUID() string { return s.Rand.UID() }

@@ -13,8 +13,8 @@ import (
 
 // DeletePod removes a pod object at once: the final, zero-grace delete (see
 // GracefulDeletePod for the usual path through Terminating). Removing a pod
-// frees room on its node, so the scheduler is woken. Deleting a pod that is
-// already gone does nothing.
+// frees room on its node: an assigned pod's removal is a Pod/Delete event
+// for the scheduling queue. Deleting a pod that is already gone does nothing.
 func (s *State) DeletePod(pod *corev1.Pod) {
 	key := Key(pod.Namespace, pod.Name)
 	if _, ok := s.Pods[key]; !ok {
@@ -22,15 +22,15 @@ func (s *State) DeletePod(pod *corev1.Pod) {
 	}
 	delete(s.Pods, key)
 	s.Bump()
-	s.NoteChange()
+	s.PodDeleted(pod)
 }
 
 // BindPod is the pods/binding subresource: the pod is assigned to node in
-// one write, and the scheduler is woken since the node's room has changed.
+// one write, an assigned Pod/Add event for the scheduling queue.
 func (s *State) BindPod(pod *corev1.Pod, node string) {
 	pod.Spec.NodeName = node
 	pod.ResourceVersion = s.Bump()
-	s.NoteChange()
+	s.AssignedPodAdded(pod)
 }
 
 // UpdatePodStatus is a write to the pods/status subresource: update edits
@@ -79,8 +79,9 @@ func (s *State) MarkDeleting(m metav1.Object) bool {
 	if m.GetDeletionTimestamp() == nil {
 		now := metav1.NewTime(s.Now)
 		m.SetDeletionTimestamp(&now)
+		// Only the deletionTimestamp changes: no scheduling event (a node's
+		// update kinds do not include it).
 		m.SetResourceVersion(s.Bump())
-		s.NoteChange()
 	}
 	return true
 }

@@ -21,10 +21,13 @@ func TestWrites(t *testing.T) {
 		versions int64
 		woken    bool
 	}{
+		// A pending pod's removal is no cluster event for other pods.
 		{name: "delete", write: func(s *State, p *corev1.Pod) { s.DeletePod(p) },
-			versions: 1, woken: true},
-		{name: "delete twice", write: func(s *State, p *corev1.Pod) { s.DeletePod(p); s.DeletePod(p) },
-			versions: 1, woken: true},
+			versions: 1},
+		{name: "delete bound", write: func(s *State, p *corev1.Pod) { p.Spec.NodeName = "n1"; s.DeletePod(p) },
+			node: "n1", versions: 1, woken: true},
+		{name: "delete twice", write: func(s *State, p *corev1.Pod) { p.Spec.NodeName = "n1"; s.DeletePod(p); s.DeletePod(p) },
+			node: "n1", versions: 1, woken: true},
 		{name: "delete a stranger", write: func(s *State, _ *corev1.Pod) {
 			s.DeletePod(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "q", Namespace: "ns"}})
 		}, stored: true},

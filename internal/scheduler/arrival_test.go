@@ -17,7 +17,6 @@ func created(s *cluster.State, pods ...*v1.Pod) {
 		p.ResourceVersion = s.Bump()
 		s.NoteCreated(p.UID)
 		s.Pods[cluster.Key(p.Namespace, p.Name)] = p
-		s.NoteChange()
 	}
 }
 
@@ -112,6 +111,11 @@ func TestRequeueOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	created(s, plugintest.SizedPod("b-small", "1", ""))
+	// A node z-big fits arrives: the event moves it out of the
+	// unschedulable pool (creating b-small did not).
+	n2 := plugintest.SizedNode("n2", "2", "8Gi", 110)
+	s.Nodes["n2"] = n2
+	s.NodeAdded(n2)
 	s.Now = s.Now.Add(backoffFor(1))
 	due := sc.duePods(s)
 	var order []string

@@ -208,8 +208,9 @@ func TestNodeClassesRebuiltPerSync(t *testing.T) {
 	if _, n := sn.nodeClasses(); n != 1 {
 		t.Fatalf("classes = %d, want 1", n)
 	}
+	old := s.Nodes["n2"].DeepCopy()
 	s.Nodes["n2"].Labels["pool"] = "x"
-	s.NoteChange()
+	s.NodeUpdated(old, s.Nodes["n2"])
 	s.Now = s.Now.Add(10 * 60e9)
 	for i := 0; i < 3 && p.Spec.NodeName == ""; i++ {
 		if _, err := sc.Sync(s); err != nil {

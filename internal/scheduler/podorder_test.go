@@ -38,8 +38,9 @@ func TestUsedPortsAreASet(t *testing.T) {
 			if _, err := sc.Sync(s); err != nil { // builds the cache with a and b
 				t.Fatal(err)
 			}
+			a := s.Pods["default/a"]
 			delete(s.Pods, "default/a")
-			s.NoteChange()
+			s.PodDeleted(a)
 			created(s, withHostPort(plugintest.SizedPod("c", "100m", ""), 8080))
 			if tt.restart {
 				sc = New()

@@ -235,7 +235,6 @@ func TestPreemptionVictimsFollowCachePodOrder(t *testing.T) {
 			for _, name := range tt.bind {
 				p := newPod(name)
 				s.Pods[cluster.Key(p.Namespace, p.Name)] = p
-				s.NoteChange()
 				if _, err := sc.Sync(s); err != nil {
 					t.Fatal(err)
 				}
@@ -244,8 +243,9 @@ func TestPreemptionVictimsFollowCachePodOrder(t *testing.T) {
 				}
 			}
 			if tt.deleted != "" {
+				gone := s.Pods["default/"+tt.deleted]
 				delete(s.Pods, "default/"+tt.deleted)
-				s.NoteChange()
+				s.PodDeleted(gone)
 			}
 			if tt.updated != "" {
 				p := s.Pods["default/"+tt.updated]
@@ -254,7 +254,6 @@ func TestPreemptionVictimsFollowCachePodOrder(t *testing.T) {
 			}
 			hi := plugintest.WithPriority(plugintest.SizedPod("hi", "3", ""), 1000)
 			s.Pods["default/hi"] = hi
-			s.NoteChange()
 			if _, err := sc.Sync(s); err != nil {
 				t.Fatal(err)
 			}

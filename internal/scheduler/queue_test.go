@@ -157,7 +157,7 @@ func TestBackoffAndRetry(t *testing.T) {
 	// A change arrives; still inside backoff: a settling timer is added.
 	big := plugintest.SizedNode("n2", "4", "8Gi", 110)
 	s.Nodes["n2"] = big
-	s.NoteChange()
+	s.NodeAdded(big)
 	if sync() {
 		t.Fatal("retried inside backoff")
 	}

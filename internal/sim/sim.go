@@ -89,5 +89,8 @@ func step(s *cluster.State, ctrls []Controller, t time.Time) error {
 		s.Now = t
 	}
 	s.DropTimersUpTo(s.Now)
+	// Every controller ran at the last instant: the schedulers have read
+	// the cluster events announced so far.
+	s.TrimEvents()
 	return nil
 }

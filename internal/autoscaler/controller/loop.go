@@ -272,10 +272,11 @@ func podNames(pods []*corev1.Pod) string {
 func (l *loop) remove(c scaledown.Candidate, drain bool) {
 	s := l.s
 	node := s.Nodes[c.Node]
+	old := node.DeepCopy()
 	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: nodegroups.TaintToBeDeleted,
 		Value: fmt.Sprint(s.Now.Unix()), Effect: corev1.TaintEffectNoSchedule})
 	node.ResourceVersion = s.Bump()
-	s.NoteChange()
+	s.NodeUpdated(old, node)
 	ref := cluster.Regarding("Node", "v1", node)
 	s.Record(source, ref, corev1.EventTypeNormal, "ScaleDown", "marked the node as toBeDeleted/unschedulable")
 	evict := append([]*corev1.Pod(nil), c.PodsToMove...)
@@ -317,6 +318,7 @@ func isDaemon(p *corev1.Pod) bool {
 func groupOfNode(n *corev1.Node) string { return nodegroups.GroupOf(n) }
 
 func untaint(s *cluster.State, node *corev1.Node) {
+	old := node.DeepCopy()
 	var keep []corev1.Taint
 	for _, t := range node.Spec.Taints {
 		if t.Key != nodegroups.TaintToBeDeleted {
@@ -325,7 +327,7 @@ func untaint(s *cluster.State, node *corev1.Node) {
 	}
 	node.Spec.Taints = keep
 	node.ResourceVersion = s.Bump()
-	s.NoteChange()
+	s.NodeUpdated(old, node)
 }
 
 // finishDeletions terminates the instances of drained nodes that are due,

@@ -56,7 +56,7 @@ const KubeletPort = 10250
 // CreateNodes brings the group up to ng.DesiredSize nodes and returns the
 // nodes it added (nodes of the group already in the state count towards the
 // size). Each node is inserted into s.Nodes with a resource version, appended
-// to the scheduler's node order, and announced with s.NoteChange.
+// to the scheduler's node order, and announced to the scheduling queue as a Node/Add.
 //
 // The instance type is the first of ng.InstanceTypes for on-demand and spot
 // alike: EKS uses the "prioritized" on-demand strategy, and berth models
@@ -124,7 +124,7 @@ func launch(s *cluster.State, ng cluster.NodeGroup, it *aws.InstanceType, zone s
 	s.NoteCreated(node.UID)
 	s.Nodes[key] = node
 	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, node.Name)
-	s.NoteChange()
+	s.NodeAdded(node)
 	return node, nil
 }
 

@@ -117,10 +117,12 @@ func (ClaimBinder) Sync(s *cluster.State) (bool, error) {
 			Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound, LastPhaseTransitionTime: &now},
 		}
 		s.PersistentVolumes[pv.Name] = pv
+		s.ObjectAdded(pv)
+		old := pvc.DeepCopy()
 		pvc.Spec.VolumeName = pv.Name
 		pvc.Status.Phase = corev1.ClaimBound
 		pvc.ResourceVersion = s.Bump()
-		s.NoteChange()
+		s.ObjectUpdated(old, pvc)
 		changed = true
 	}
 	return changed, nil

@@ -254,7 +254,11 @@ func (h *harness) delete(d *datadriven.TestData) (string, error) {
 	} else {
 		kind.Remove(h.s, key)
 		h.s.Bump()
-		h.s.NoteChange()
+		if node, isNode := obj.(*corev1.Node); isNode {
+			h.s.NodeDeleted(node)
+		} else {
+			h.s.ObjectDeleted(obj)
+		}
 	}
 	return "", nil
 }
@@ -280,6 +284,7 @@ func (h *harness) taint(d *datadriven.TestData) (string, error) {
 	if !ok {
 		return "", admission.NotFound("nodes", d.CmdArgs[0].Key)
 	}
+	old := node.DeepCopy()
 	spec := d.CmdArgs[1].Key
 	if len(d.CmdArgs[1].Vals) > 0 {
 		spec += "=" + d.CmdArgs[1].Vals[0]
@@ -298,7 +303,7 @@ func (h *harness) taint(d *datadriven.TestData) (string, error) {
 		})
 	}
 	node.ResourceVersion = h.s.Bump()
-	h.s.NoteChange()
+	h.s.NodeUpdated(old, node)
 	return "", nil
 }
 

@@ -278,7 +278,8 @@ func runToCompletion(s *cluster.State, p *corev1.Pod) bool {
 		}
 	}
 	p.ResourceVersion = s.Bump()
-	s.NoteChange()
+	// A Succeeded pod leaves the scheduler's cache: a Pod/Delete.
+	s.PodDeleted(p)
 	return true
 }
 

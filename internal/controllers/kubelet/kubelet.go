@@ -378,7 +378,9 @@ func reject(s *cluster.State, pod *corev1.Pod, reason, message string) {
 	pod.Status.Reason = reason
 	pod.Status.Message = "Pod was rejected: " + message
 	pod.ResourceVersion = s.Bump()
-	s.NoteChange()
+	// The scheduler's informer lists only non-terminal pods: a pod turning
+	// Failed leaves its cache as a Pod/Delete.
+	s.PodDeleted(pod)
 }
 
 // start is the kubelet's first status for an admitted pod.

@@ -267,9 +267,10 @@ func releaseClaimsOnScaleDown(s *cluster.State, set *appsv1.StatefulSet, pod *co
 	for _, ct := range set.Spec.VolumeClaimTemplates {
 		key := cluster.Key(set.Namespace, ClaimName(set, ct.Name, ordinalOf(set, pod)))
 		if _, ok := s.PersistentVolumeClaims[key]; ok {
+			pvc := s.PersistentVolumeClaims[key]
 			delete(s.PersistentVolumeClaims, key)
 			s.Bump()
-			s.NoteChange()
+			s.ObjectDeleted(pvc)
 		}
 	}
 }

@@ -179,6 +179,7 @@ func (c *Controller) provisionClaim(s *cluster.State, claim *corev1.PersistentVo
 // bind completes a binding in both directions, as bindVolumeToClaim,
 // bindClaimToVolume and the status updates do.
 func bind(s *cluster.State, volume *corev1.PersistentVolume, claim *corev1.PersistentVolumeClaim) {
+	oldVolume, oldClaim := volume.DeepCopy(), claim.DeepCopy()
 	bound, _, err := storagehelpers.GetBindVolumeToClaim(volume, claim)
 	if err == nil {
 		*volume = *bound
@@ -200,8 +201,9 @@ func bind(s *cluster.State, volume *corev1.PersistentVolume, claim *corev1.Persi
 	claim.Status.AccessModes = volume.Spec.AccessModes
 	claim.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: volume.Spec.Capacity[corev1.ResourceStorage]}
 	claim.ResourceVersion = s.Bump()
-	// A bound claim may unblock pods waiting on it.
-	s.NoteChange()
+	// A bound claim may unblock pods waiting on it: PV and PVC updates.
+	s.ObjectUpdated(oldVolume, volume)
+	s.ObjectUpdated(oldClaim, claim)
 }
 
 func ptrTime(t time.Time) *metav1.Time { v := metav1.NewTime(t); return &v }

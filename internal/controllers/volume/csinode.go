@@ -70,12 +70,13 @@ func EnsureCSINode(s *cluster.State, node *corev1.Node) bool {
 	zone := node.Labels[corev1.LabelTopologyZone]
 	changed := false
 	if zone != "" && node.Labels[aws.EBSZoneTopologyKey] != zone {
+		old := node.DeepCopy()
 		if node.Labels == nil {
 			node.Labels = map[string]string{}
 		}
 		node.Labels[aws.EBSZoneTopologyKey] = zone
 		node.ResourceVersion = s.Bump()
-		s.NoteChange()
+		s.NodeUpdated(old, node)
 		changed = true
 	}
 	if _, ok := s.CSINodes[node.Name]; ok {
@@ -99,7 +100,7 @@ func EnsureCSINode(s *cluster.State, node *corev1.Node) bool {
 	}
 	s.NoteCreated(csiNode.UID)
 	s.CSINodes[node.Name] = csiNode
-	s.NoteChange()
+	s.ObjectAdded(csiNode)
 	return true
 }
 

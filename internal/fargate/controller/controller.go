@@ -183,7 +183,7 @@ func register(s *cluster.State, p *corev1.Pod, rec *cluster.FargatePod) bool {
 	s.NoteCreated(node.UID)
 	s.Nodes[node.Name] = node
 	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, node.Name)
-	s.NoteChange()
+	s.NodeAdded(node)
 	return true
 }
 

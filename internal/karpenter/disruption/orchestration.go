@@ -36,8 +36,10 @@ func title(reason karpv1.DisruptionReason) string { return sentence(string(reaso
 func (c *Controller) start(s *cluster.State, cmd *command) {
 	for _, cand := range cmd.candidates {
 		if !hasTaint(cand.node, lifecycle.DisruptedTaintKey) {
+			old := cand.node.DeepCopy()
 			cand.node.Spec.Taints = append(cand.node.Spec.Taints, lifecycle.DisruptedNoScheduleTaint)
 			cand.node.ResourceVersion = s.Bump()
+			s.NodeUpdated(old, cand.node)
 		}
 		if lifecycle.SetCondition(s, cand.claim, lifecycle.ConditionDisruptionReason, metav1.ConditionTrue, string(cmd.reason), string(cmd.reason)) {
 			cand.claim.ResourceVersion = s.Bump()
@@ -151,8 +153,10 @@ func abandon(s *cluster.State, cmd cluster.KarpenterCommand) {
 			nc.ResourceVersion = s.Bump()
 		}
 		if n := s.Nodes[nc.Status.NodeName]; n != nil && n.DeletionTimestamp == nil && hasTaint(n, lifecycle.DisruptedTaintKey) {
+			old := n.DeepCopy()
 			n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == lifecycle.DisruptedTaintKey })
 			n.ResourceVersion = s.Bump()
+			s.NodeUpdated(old, n)
 		}
 	}
 }

@@ -115,9 +115,9 @@ func (c *Controller) handle(s *cluster.State, nc *karpv1.NodeClaim, node *corev1
 		return // already going: no second delete, no second event
 	}
 	if !s.MarkDeleting(nc) {
+		// A NodeClaim is no scheduling event.
 		delete(s.NodeClaims, nc.Name)
 		s.Bump()
-		s.NoteChange()
 	}
 	publish(s, claimRef, ReasonTerminatingOnInterruption, messageTerminatingNodeClaim)
 	if node != nil {
@@ -148,7 +148,6 @@ func reclaim(s *cluster.State, in cluster.SpotInterruption, nc *karpv1.NodeClaim
 		}
 		delete(s.NodeClaims, nc.Name)
 		s.Bump()
-		s.NoteChange()
 	}
 }
 

@@ -52,7 +52,6 @@ func Notify(s *cluster.State, ref string) (*Notice, error) {
 	}
 	aws.Interruptions = append(aws.Interruptions, cluster.SpotInterruption{NodeClaim: nc.Name, Node: n.Node,
 		ProviderID: nc.Status.ProviderID, NoticeAt: s.Now, ReclaimAt: s.Now.Add(ReclaimDelay)})
-	s.NoteChange()
 	return n, nil
 }
 

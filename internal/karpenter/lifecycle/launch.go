@@ -281,7 +281,6 @@ func (c *Controller) launch(s *cluster.State, nc *karpv1.NodeClaim, list []*pool
 	populate(s, nc, pool, l)
 	setTrue(s, nc, ConditionLaunched)
 	write(s, nc)
-	s.NoteChange() // the claim's capacity is now known to the provisioner
 	return true, true
 }
 
@@ -323,7 +322,6 @@ func truncateMessage(msg string) string {
 func removeClaim(s *cluster.State, nc *karpv1.NodeClaim) {
 	delete(s.NodeClaims, nc.Name)
 	s.Bump()
-	s.NoteChange()
 }
 
 // populate writes what CreateFleet and the cloud provider return

@@ -235,10 +235,11 @@ func write(s *cluster.State, nc *karpv1.NodeClaim) {
 	nc.ResourceVersion = s.Bump()
 }
 
-// writeNode records a Node update; it may change where pods fit.
-func writeNode(s *cluster.State, node *corev1.Node) {
+// writeNode records a Node update, old being a copy from before it; it may
+// change where pods fit (the scheduling queue hears of its update kinds).
+func writeNode(s *cluster.State, old, node *corev1.Node) {
 	node.ResourceVersion = s.Bump()
-	s.NoteChange()
+	s.NodeUpdated(old, node)
 }
 
 // FindCondition returns the NodeClaim's condition of type t, or nil.

@@ -48,7 +48,7 @@ func register(s *cluster.State, nc *karpv1.NodeClaim) error {
 	s.NoteCreated(node.UID)
 	s.Nodes[name] = node
 	s.Scheduler.NodeOrder = append(s.Scheduler.NodeOrder, name)
-	s.NoteChange()
+	s.NodeAdded(node)
 
 	nc.Status.NodeName = name
 	setTrue(s, nc, ConditionRegistered)
@@ -177,8 +177,9 @@ func initialize(s *cluster.State, nc *karpv1.NodeClaim, node *corev1.Node) bool 
 				return slices.ContainsFunc(nc.Spec.StartupTaints, func(st corev1.Taint) bool { return st.MatchTaint(&t) })
 			})
 			if len(kept) != len(node.Spec.Taints) {
+				old := node.DeepCopy()
 				node.Spec.Taints = kept
-				writeNode(s, node)
+				writeNode(s, old, node)
 				changed = true
 			}
 		}
@@ -192,8 +193,9 @@ func initialize(s *cluster.State, nc *karpv1.NodeClaim, node *corev1.Node) bool 
 		return changed
 	}
 	if node.Labels[scheduling.NodeInitializedLabelKey] != "true" {
+		old := node.DeepCopy()
 		node.Labels[scheduling.NodeInitializedLabelKey] = "true"
-		writeNode(s, node)
+		writeNode(s, old, node)
 	}
 	setTrue(s, nc, ConditionInitialized)
 	write(s, nc)

@@ -110,7 +110,6 @@ func createNodeClaim(s *cluster.State, d *datadriven.TestData) (string, error) {
 	nc.ResourceVersion = s.Bump()
 	s.NoteCreated(nc.UID)
 	s.NodeClaims[nc.Name] = nc
-	s.NoteChange()
 	return "nodeclaim/" + nc.Name + " created\n", nil
 }
 

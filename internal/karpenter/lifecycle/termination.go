@@ -86,6 +86,7 @@ func (c *Controller) finalizeNode(s *cluster.State, node *corev1.Node) bool {
 // taintDisrupted is Terminator.Taint: the disrupted taint replaces any taint
 // of its key, and the node is excluded from load balancers.
 func taintDisrupted(s *cluster.State, node *corev1.Node) bool {
+	old := node.DeepCopy()
 	changed := false
 	if !slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&DisruptedNoScheduleTaint) }) {
 		node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == DisruptedTaintKey })
@@ -100,7 +101,7 @@ func taintDisrupted(s *cluster.State, node *corev1.Node) bool {
 		changed = true
 	}
 	if changed {
-		writeNode(s, node)
+		writeNode(s, old, node)
 	}
 	return changed
 }

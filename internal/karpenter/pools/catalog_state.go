@@ -53,7 +53,6 @@ func (c *Catalog) MarkUnavailable(s *cluster.State, instanceType, zone, capacity
 	c.syncState(s)
 	c.Unavailable.MarkUnavailable(instanceType, zone, capacityType, s.Now)
 	c.persist(s)
-	s.NoteChange()
 }
 
 // UnavailableUntil is when the offering's cache entry expires, false when
