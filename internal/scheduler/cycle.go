@@ -94,6 +94,8 @@ type cycleResult struct {
 	preemption *framework.PostFilterResult
 	// state is the cycle's state, for Reserve and PreBind after a success.
 	state *framework.CycleState
+	// late is set when Reserve or PreBind failed after a node was chosen.
+	late bool
 }
 
 // podSignature identifies the pod fields the static filters read: node

@@ -104,10 +104,13 @@ type weightedScore struct {
 // Framework is one profile's plugins expanded per extension point.
 type Framework struct {
 	SchedulerName string
-	queueSort     QueueSortPlugin
-	preEnqueue    []PreEnqueuePlugin
-	preFilter     []framework.PreFilterPlugin
-	filter        []framework.FilterPlugin
+	// plugins are every plugin of the profile in list order (queue.go
+	// collects their cluster-event registrations).
+	plugins    []framework.Plugin
+	queueSort  QueueSortPlugin
+	preEnqueue []PreEnqueuePlugin
+	preFilter  []framework.PreFilterPlugin
+	filter     []framework.FilterPlugin
 	// staticFilters is how many leading Filter plugins are StaticFilterPlugins.
 	staticFilters int
 	postFilter    []framework.PostFilterPlugin
@@ -128,6 +131,7 @@ func NewFramework(schedulerName string, specs []PluginSpec, h framework.Handle) 
 	static := true
 	for _, spec := range specs {
 		pl := spec.New(h)
+		fw.plugins = append(fw.plugins, pl)
 		if p, ok := pl.(QueueSortPlugin); ok && fw.queueSort == nil {
 			fw.queueSort = p
 		}

@@ -60,6 +60,11 @@ type Scheduler struct {
 	// derived indexes pods' derived data by object for simulations
 	// (simulate_prefilter.go), shared with every fork.
 	derived *derivedCache
+	// events are the profile's cluster-event registrations (queue.go);
+	// parkedSeq is, per pod parked in this process, the sequence number of
+	// the first cluster event after its failure.
+	events    *queueEvents
+	parkedSeq map[string]int64
 }
 
 // Observer watches scheduling attempts one by one, in queue order (the
@@ -134,6 +139,7 @@ func (sc *Scheduler) ensureFramework(s *cluster.State) error {
 	}
 	sc.fw = NewFramework(sc.schedulerName, specs(sc.features), sc.handle)
 	sc.handle.fw = sc.fw
+	sc.events = newQueueEvents(sc.fw.plugins, sc.features.QueueingHints)
 	return nil
 }
 
@@ -189,8 +195,10 @@ func (sc *Scheduler) duePods(s *cluster.State) []pendingPod {
 		if p, ok := s.Pods[key]; !ok || p.Spec.NodeName != "" {
 			delete(queue, key)
 			delete(sc.diagnoses, key)
+			delete(sc.parkedSeq, key)
 		}
 	}
+	sc.moveParked(s, queue)
 	timers := map[cluster.Timer]bool{}
 	for _, t := range s.Timers {
 		if t.Owner == sc.schedulerName {
@@ -205,18 +213,21 @@ func (sc *Scheduler) duePods(s *cluster.State) []pendingPod {
 			continue
 		}
 		if q.Unschedulable {
-			moved := s.SchedulingGeneration > q.Generation || !s.Now.Before(q.ParkedAt.Add(maxInUnschedulablePods))
-			if !moved {
+			// The 5-minute flush moves every leftover; a pod that failed
+			// with an error also leaves when its own backoff timer fires.
+			flushed := !s.Now.Before(q.ParkedAt.Add(maxInUnschedulablePods))
+			if !flushed && !(failedWithError(q) && s.Now.Equal(q.BackoffUntil)) {
 				continue
 			}
-			if s.Now.Before(q.BackoffUntil) {
-				t := cluster.Timer{At: q.BackoffUntil, Owner: sc.schedulerName, Object: key, Settling: true}
-				if !timers[t] {
-					timers[t] = true
-					s.AddTimer(t)
-				}
-				continue
+			q.Unschedulable = false
+		}
+		if s.Now.Before(q.BackoffUntil) {
+			t := cluster.Timer{At: q.BackoffUntil, Owner: sc.schedulerName, Object: key, Settling: true}
+			if !timers[t] {
+				timers[t] = true
+				s.AddTimer(t)
 			}
+			continue
 		}
 		due = append(due, pendingPod{key: key, pod: p, q: q})
 	}
@@ -373,7 +384,7 @@ func (sc *Scheduler) cycle(s *cluster.State, p pendingPod) cycleResult {
 	sc.diagnoses[p.key] = res.diag
 	if res.status.IsSuccess() {
 		if st := sc.fw.reserveAndPreBind(res.state, pi, res.node); !st.IsSuccess() {
-			res.status, res.diag.Message, res.diag.SelectedNode = st, st.Message(), ""
+			res.status, res.diag.Message, res.diag.SelectedNode, res.late = st, st.Message(), "", true
 			sc.recordFailure(s, p, res)
 			return res
 		}
@@ -425,12 +436,31 @@ func (sc *Scheduler) recordFailure(s *cluster.State, p pendingPod, res cycleResu
 	}
 	q := p.q
 	q.Attempts++
-	q.Unschedulable = true
 	q.ParkedAt = s.Now
 	q.Timestamp = s.Now
 	q.Seq = nextQueueSeq(s)
 	q.BackoffUntil = s.Now.Add(backoffFor(q.Attempts))
+	recordRejectors(q, res)
+	// The pod waits in the unschedulable pool for an event its rejectors
+	// registered (any event of interest when none did), or the 5-minute
+	// flush. A pod no plugin rejected (an error, no nodes) is upstream's
+	// backoff-queue case: it is also retried when its backoff timer fires,
+	// a timer that does not keep `apply` running (docs/scheduler.md#the-queue).
+	q.Unschedulable = true
+	if sc.parkedSeq == nil {
+		sc.parkedSeq = map[string]int64{}
+	}
+	sc.parkedSeq[p.key] = s.EventSeq()
 	s.AddTimer(cluster.Timer{At: q.ParkedAt.Add(maxInUnschedulablePods), Owner: sc.schedulerName, Object: p.key})
+	if failedWithError(q) {
+		s.AddTimer(cluster.Timer{At: q.BackoffUntil, Owner: sc.schedulerName, Object: p.key})
+	}
+}
+
+// failedWithError reports whether the pod's last failure had no rejecting
+// plugin (upstream: no UnschedulablePlugins nor PendingPlugins).
+func failedWithError(q *cluster.QueuedPod) bool {
+	return q.Recorded && len(q.Plugins) == 0 && len(q.PendingPlugins) == 0
 }
 
 // backoffFor is 1s << (attempts-1), capped at 10s.

@@ -61,6 +61,7 @@ type HypotheticalNode struct {
 // changed, now or by anything the simulation is asked later.
 func (sc *Scheduler) Simulate(s *cluster.State, nodes ...HypotheticalNode) (*Simulation, error) {
 	cp := *s
+	cp.DetachEvents()
 	cp.Scheduler.NodeOrder = append([]string(nil), s.Scheduler.NodeOrder...)
 	cp.Scheduler.Queue = nil
 	cp.Events, cp.Timers = nil, nil

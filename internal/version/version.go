@@ -79,6 +79,10 @@ type Features struct {
 	PodLevelResources bool
 	// NodeDeclaredFeatures: the NodeDeclaredFeatures filter is in the profile.
 	NodeDeclaredFeatures bool
+	// QueueingHints: SchedulerQueueingHints is on (1.32, GA 1.34): a cluster
+	// event moves a parked pod only if a rejecting plugin's hint says Queue;
+	// before, registering the event is enough (docs/scheduler.md#the-queue).
+	QueueingHints bool
 }
 
 // FeaturesFor derives the switches for a version.
@@ -91,6 +95,7 @@ func FeaturesFor(v Version) Features {
 		BalancedAllocationDelta:  v.AtLeast(36, 0),
 		PodLevelResources:        v.AtLeast(34, 0),
 		NodeDeclaredFeatures:     v.AtLeast(36, 0),
+		QueueingHints:            v.AtLeast(32, 0),
 	}
 }
 
