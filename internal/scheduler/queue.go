@@ -86,14 +86,21 @@ func canReject(pl framework.Plugin) bool {
 	return false
 }
 
-// eventMask is the set of plugins (by index bit) that registered an
-// event; plugin lists longer than 64 are not expected (the default profile
-// has 19), extra plugins share the last bit.
-func (qe *queueEvents) eventMask(ev cluster.ClusterEvent) uint64 {
-	var m uint64
-	for _, r := range qe.regs {
+// matching is what one incoming event means to the profile: the
+// registrations it matches, in order, and their plugins as a mask
+// (plugin lists longer than 64 are not expected: the default profile has
+// 19; extra plugins share the last bit).
+type matching struct {
+	regs []int32
+	mask uint64
+}
+
+func (qe *queueEvents) match(ev cluster.ClusterEvent) matching {
+	var m matching
+	for i, r := range qe.regs {
 		if r.event.Matches(ev) {
-			m |= bit(r.plugin)
+			m.regs = append(m.regs, int32(i))
+			m.mask |= bit(r.plugin)
 		}
 	}
 	return m
@@ -123,25 +130,25 @@ func (qe *queueEvents) rejectorsOf(q *cluster.QueuedPod) rejectors {
 	return r
 }
 
-// worth is upstream's isPodWorthRequeuing for one pod and one event whose
-// registration mask is mask: no rejector means any event of interest
+// worth is upstream's isPodWorthRequeuing for one pod and one event that
+// matches m: no rejector means any event of interest
 // helps; otherwise the rejectors' hints for matching registrations decide,
 // a pending plugin's Queue skipping the backoff.
-func (qe *queueEvents) worth(r rejectors, known bool, pi *framework.PodInfo, e *cluster.SchedulingEvent, mask uint64) strategy {
-	if mask == 0 {
+func (qe *queueEvents) worth(r rejectors, known bool, pi *framework.PodInfo, e *cluster.SchedulingEvent, m *matching) strategy {
+	if m.mask == 0 {
 		return stay // no plugin registered the event
 	}
 	if !known || r.all == 0 {
 		return afterBackoff
 	}
-	if mask&r.all == 0 {
+	if m.mask&r.all == 0 {
 		return stay
 	}
 	out := stay
-	for i := range qe.regs {
+	for _, i := range m.regs {
 		reg := &qe.regs[i]
 		b := bit(reg.plugin)
-		if r.all&b == 0 || !reg.event.Matches(e.Event) {
+		if r.all&b == 0 {
 			continue
 		}
 		if qe.hints && reg.hint != nil && reg.hint(pi, e.Old, e.New) == framework.QueueSkip {
@@ -238,7 +245,7 @@ func (sc *Scheduler) moveParked(s *cluster.State, queue map[string]*cluster.Queu
 	sc.handle.state, sc.handle.services = s, nil
 	events, from := s.ReadEvents(sc.schedulerName)
 	loadedGeneration := s.SchedulingGeneration - s.EventSeq()
-	var masks []uint64
+	var matches []matching
 	pre := &preChecker{s: s, podLevel: sc.features.PodLevelResources}
 	for key, q := range queue {
 		if !q.Unschedulable {
@@ -256,10 +263,17 @@ func (sc *Scheduler) moveParked(s *cluster.State, queue map[string]*cluster.Queu
 		if start-from >= int64(len(events)) {
 			continue
 		}
-		if masks == nil {
-			masks = make([]uint64, len(events))
+		if matches == nil {
+			// Few distinct events: match each kind once.
+			byKind := map[cluster.ClusterEvent]matching{}
+			matches = make([]matching, len(events))
 			for i := range events {
-				masks[i] = sc.events.eventMask(events[i].Event)
+				m, ok := byKind[events[i].Event]
+				if !ok {
+					m = sc.events.match(events[i].Event)
+					byKind[events[i].Event] = m
+				}
+				matches[i] = m
 			}
 		}
 		r := sc.events.rejectorsOf(q)
@@ -270,7 +284,8 @@ func (sc *Scheduler) moveParked(s *cluster.State, queue map[string]*cluster.Queu
 			if e.Pod != "" && e.Pod != key {
 				continue
 			}
-			if masks[i] == 0 || q.Recorded && masks[i]&r.all == 0 && r.all != 0 {
+			m := &matches[i]
+			if m.mask == 0 || q.Recorded && m.mask&r.all == 0 && r.all != 0 {
 				continue
 			}
 			if pi == nil {
@@ -283,7 +298,7 @@ func (sc *Scheduler) moveParked(s *cluster.State, queue map[string]*cluster.Queu
 			if !sc.events.hints && e.Event.Resource == cluster.ResourceNode && !pre.passes(pi, e) {
 				continue
 			}
-			st := sc.events.worth(r, q.Recorded, pi, e, masks[i])
+			st := sc.events.worth(r, q.Recorded, pi, e, m)
 			if st > moved {
 				moved = st
 			}
