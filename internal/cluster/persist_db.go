@@ -323,7 +323,7 @@ func (s *State) metaChanges(l *layout, old, next *storeMemo, full bool) ([]store
 		var err error
 		if f.name == "formatVersion" {
 			data = []byte(strconv.Itoa(FormatVersion))
-		} else if data, err = json.Marshal(v.Field(f.field).Interface()); err != nil {
+		} else if data, err = marshalMeta(v.Field(f.field).Interface()); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", metaBucket, f.name, err)
 		}
 		h := store.Hash(data)

@@ -42,13 +42,54 @@ func (s *State) saveFull(l *layout, path string) (*storeMemo, error) {
 	return next, nil
 }
 
-// batchWriter encodes batches into per-job buffers that are reused once
+// batchWriter encodes batches into per-job arenas that are reused once
 // the batch is committed.
 type batchWriter struct {
 	c      *store.Creator
-	arenas [][]byte
+	arenas []*arena
 	vals   [][]byte
 	kvs    []store.KV
+}
+
+// arenaBlock is the size of an arena's blocks: a few hundred encoded pods.
+const arenaBlock = 256 << 10
+
+// arena holds one job's encoded values of a batch. An object is encoded
+// into a scratch buffer and copied into the current block; a value that
+// does not fit starts the next block. Blocks never grow, so values already
+// cut from them stay put and nothing is copied twice: one growing buffer
+// per job copied itself at every growth (five times its final size) and
+// left the copies to the collector, at the end of a command whose heap is
+// the whole cluster (docs/state.md#speed). reset keeps the blocks for the
+// next batch.
+type arena struct {
+	scratch []byte
+	blocks  [][]byte
+	cur     int // index of the block being filled
+}
+
+func (a *arena) reset() {
+	for i := range a.blocks {
+		a.blocks[i] = a.blocks[i][:0]
+	}
+	a.cur = 0
+}
+
+// add copies val into the arena and returns the copy.
+func (a *arena) add(val []byte) []byte {
+	for {
+		if a.cur == len(a.blocks) {
+			a.blocks = append(a.blocks, make([]byte, 0, max(arenaBlock, len(val))))
+		}
+		b := a.blocks[a.cur]
+		if cap(b)-len(b) >= len(val) {
+			start := len(b)
+			b = append(b, val...)
+			a.blocks[a.cur] = b
+			return b[start:len(b):len(b)]
+		}
+		a.cur++
+	}
 }
 
 func (w *batchWriter) save(s *State, l *layout, meta []store.KV, next *storeMemo) error {
@@ -102,25 +143,22 @@ func (w *batchWriter) bucket(name string, objs []runtime.Object, key func(i int)
 		to := min(from+fullBatch, len(objs))
 		jobs := (to - from + chunk - 1) / chunk
 		for len(w.arenas) < jobs {
-			w.arenas = append(w.arenas, nil)
+			w.arenas = append(w.arenas, &arena{})
 		}
 		w.vals = slices.Grow(w.vals[:0], to-from)[:to-from]
 		errs := make([]error, jobs)
 		runJobs(jobs, func(j int) {
-			buf := w.arenas[j][:0]
+			a := w.arenas[j]
+			a.reset()
 			for i := from + j*chunk; i < min(from+(j+1)*chunk, to); i++ {
-				start := len(buf)
 				var err error
-				// A buffer that grows moves on to new memory; values
-				// already cut from the old one stay valid.
-				if buf, err = store.AppendEncoded(buf, objs[i], gvk); err != nil {
+				if a.scratch, err = store.AppendEncoded(a.scratch[:0], objs[i], gvk); err != nil {
 					errs[j] = fmt.Errorf("%s %q: %w", name, key(i), err)
 					return
 				}
-				val := buf[start:len(buf):len(buf)]
+				val := a.add(a.scratch)
 				w.vals[i-from], hashes[i] = val, store.Hash(val)
 			}
-			w.arenas[j] = buf
 		})
 		for _, err := range errs {
 			if err != nil {

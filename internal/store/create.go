@@ -63,8 +63,12 @@ func (c *Creator) Put(bucket string, kvs []KV) error {
 		if b, err = c.tx.CreateBucketIfNotExists([]byte(bucket)); err != nil {
 			return fmt.Errorf("bucket %s: %w", bucket, err)
 		}
-		// Keys arrive in order: full pages, not pages split in half.
-		b.FillPercent = 0.9
+		// Keys arrive in order into a new file: pages are filled to the
+		// brim rather than split in half (bbolt's default, for random
+		// inserts) or left a tenth empty. A later save that grows a full
+		// page splits it then, as it would split any page it outgrows;
+		// the event log, the largest bucket, is only appended to.
+		b.FillPercent = 1.0
 		c.buckets[bucket] = b
 	}
 	for _, kv := range kvs {

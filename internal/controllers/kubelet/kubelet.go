@@ -144,16 +144,16 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 		changed = true
 	}
 	for _, p := range pods {
-		node, ok := s.Nodes[p.Spec.NodeName]
-		if !ok {
+		f := nodes.facts(p.Spec.NodeName)
+		if f == nil {
 			continue // no kubelet to run it: the pod stays Pending
 		}
-		if !nodeReporting(node) {
+		if !f.reporting {
 			// The kubelet is not posting status (the node lifecycle
 			// controller owns the pod's Ready condition meanwhile).
 			continue
 		}
-		ch, err := syncPod(s, nodes, p, node)
+		ch, err := syncPod(s, nodes, p, f.node)
 		if err != nil {
 			return changed, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
@@ -226,7 +226,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		if volumesAt.After(from) {
 			from = volumesAt
 		}
-		at := from.Add(timingOf(node).Sandbox)
+		at := from.Add(nodes.timing(node).Sandbox)
 		if s.Now.Before(at) {
 			nodes.wakeAt(at)
 			return changed, nil
@@ -243,7 +243,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		sandbox = controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers)
 	}
 	if pod.Status.Phase == corev1.PodPending {
-		t := timingOf(node)
+		t := nodes.timing(node)
 		pull := pullDelay(pod, node, t.Pull)
 		at := sandbox.LastTransitionTime.Add(pull)
 		if s.Now.Before(at) {
@@ -291,14 +291,19 @@ func wakeAt(s *cluster.State, at time.Time) {
 // for earlier in this sync is still queued.
 func (n *nodeInfos) wakeAt(at time.Time) {
 	k := at.UnixNano()
-	if _, ok := n.woken[k]; ok {
+	if n.hasWoken && n.lastWoken == k {
+		// Pods started together ask for the same instant one after
+		// another: no map lookup for them.
 		return
 	}
-	if n.woken == nil {
-		n.woken = map[int64]struct{}{}
+	if _, ok := n.woken[k]; !ok {
+		if n.woken == nil {
+			n.woken = map[int64]struct{}{}
+		}
+		n.woken[k] = struct{}{}
+		wakeAt(n.s, at)
 	}
-	n.woken[k] = struct{}{}
-	wakeAt(n.s, at)
+	n.lastWoken, n.hasWoken = k, true
 }
 
 // admit runs the kubelet's GeneralPredicates against the pods the node has
@@ -335,8 +340,13 @@ type nodeInfos struct {
 	infos    map[string]*framework.NodeInfo
 	allocate func(*corev1.Node) (string, error)
 	// woken holds the instants (Unix nanoseconds) this sync asked to be
-	// woken at.
-	woken map[int64]struct{}
+	// woken at; lastWoken is the latest asked for.
+	woken     map[int64]struct{}
+	lastWoken int64
+	hasWoken  bool
+	// nodes holds, per node name, what the sync reads of the node for each
+	// of its pods (facts); nil for a name with no node.
+	nodes map[string]*nodeFacts
 }
 
 func (n *nodeInfos) podLevel() bool { return features(n.s).PodLevelResources }
