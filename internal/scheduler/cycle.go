@@ -203,7 +203,7 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 		diag.SelectedNode = res.node
 		return res
 	}
-	totals, perPlugin, sst := fw.runScorePlugins(state, pi, feasible, sc.RecordScores)
+	totals, perPlugin, sst := fw.runScorePlugins(state, pi, feasible, sc.RecordScores, snap)
 	if !sst.IsSuccess() {
 		res.status = sst
 		diag.Message = sst.Message()

@@ -220,8 +220,13 @@ func (fw *Framework) runPostFilterPlugins(state *framework.CycleState, pod *fram
 // runScorePlugins runs PreScore, Score and NormalizeScore and returns the
 // weighted totals per node (same order as nodes). With keep set it also
 // returns each plugin's normalized scores; otherwise the buffers are reused
-// by the next cycle.
-func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, keep bool) ([]int64, map[string]framework.NodeScoreList, *framework.Status) {
+// by the next cycle. sn (nil: none) supplies the nodes' names by position.
+//
+// Plugins that implement framework.BatchScorePlugin score the whole list in
+// one call; the others node by node. A score list's names are only filled
+// when kept or when the plugin's normalizer may read them
+// (docs/scheduler.md#scoring-a-cycle-in-one-call).
+func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, keep bool, sn *Snapshot) ([]int64, map[string]framework.NodeScoreList, *framework.Status) {
 	state.SkipScorePlugins = map[string]struct{}{}
 	for _, pl := range fw.preScore {
 		s := pl.PreScore(state, pod, nodes)
@@ -234,15 +239,7 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 		}
 	}
 	totals := make([]int64, len(nodes))
-	// Each plugin's list names the nodes; read the names once, not once
-	// per plugin (each read leads through the NodeInfo to the Node).
-	if cap(fw.names) < len(nodes) {
-		fw.names = make([]string, len(nodes))
-	}
-	names := fw.names[:len(nodes)]
-	for i, ni := range nodes {
-		names[i] = ni.Node.Name
-	}
+	var names []string
 	var perPlugin map[string]framework.NodeScoreList
 	if keep {
 		perPlugin = map[string]framework.NodeScoreList{}
@@ -253,14 +250,31 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 			continue
 		}
 		scores := fw.scoreBuffer(k, len(nodes), keep)
-		for i, ni := range nodes {
-			v, s := ws.plugin.Score(state, pod, ni)
-			if !s.IsSuccess() {
+		ext := ws.plugin.ScoreExtensions()
+		if keep || readsNames(ext, state) {
+			// Each plugin's list names the nodes; read the names once, not
+			// once per plugin.
+			if names == nil {
+				names = fw.nodeNames(nodes, sn)
+			}
+			for i := range scores {
+				scores[i].Name = names[i]
+			}
+		}
+		if b, ok := ws.plugin.(framework.BatchScorePlugin); ok {
+			if s := b.ScoreNodes(state, pod, nodes, scores); !s.IsSuccess() {
 				return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugin %q: %s", name, s.Message()))
 			}
-			scores[i] = framework.NodeScore{Name: names[i], Score: v}
+		} else {
+			for i, ni := range nodes {
+				v, s := ws.plugin.Score(state, pod, ni)
+				if !s.IsSuccess() {
+					return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugin %q: %s", name, s.Message()))
+				}
+				scores[i].Score = v
+			}
 		}
-		if ext := ws.plugin.ScoreExtensions(); ext != nil {
+		if ext != nil {
 			if s := ext.NormalizeScore(state, pod, scores); !s.IsSuccess() {
 				return nil, nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugin %q: %s", name, s.Message()))
 			}
@@ -283,6 +297,36 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 		}
 	}
 	return totals, perPlugin, nil
+}
+
+// readsNames tells whether ext's NormalizeScore may read the score list's
+// names this cycle.
+func readsNames(ext framework.ScoreExtensions, state *framework.CycleState) bool {
+	if ext == nil {
+		return false
+	}
+	if nb, ok := ext.(framework.NameBlindNormalizer); ok {
+		return nb.NormalizeReadsNames(state)
+	}
+	return true
+}
+
+// nodeNames returns the names of nodes in the framework's reused buffer,
+// from the snapshot's dense list where a node is at its position there
+// (not touching the Node objects), else from the node.
+func (fw *Framework) nodeNames(nodes []*framework.NodeInfo, sn *Snapshot) []string {
+	if cap(fw.names) < len(nodes) {
+		fw.names = make([]string, len(nodes))
+	}
+	names := fw.names[:len(nodes)]
+	for i, ni := range nodes {
+		if sn != nil {
+			names[i] = sn.nameAt(sn.position(ni), ni)
+		} else {
+			names[i] = ni.Name()
+		}
+	}
+	return names
 }
 
 // scoreBuffer returns a score list of length n for the k-th Score plugin,

@@ -202,12 +202,17 @@ func (pl *Plugin) Score(cs *framework.CycleState, pi *framework.PodInfo, nodeInf
 	if err != nil {
 		return 0, framework.AsStatus(err)
 	}
+	return pl.score(s, pi, nodeInfo), nil
+}
+
+// score is Score once the state is read.
+func (pl *Plugin) score(s *preScoreState, pi *framework.PodInfo, nodeInfo *framework.NodeInfo) int64 {
 	if raw, ok := s.fast.next(nodeInfo); ok {
-		return raw, nil
+		return raw
 	}
 	node := nodeInfo.Node
 	if s.ignoredNodes.Has(node.Name) {
-		return 0, nil
+		return 0
 	}
 	var score float64
 	p := s.ix.position(nodeInfo)
@@ -225,7 +230,7 @@ func (pl *Plugin) Score(cs *framework.CycleState, pi *framework.PodInfo, nodeInf
 		}
 		score += scoreForCount(count, c.MaxSkew, s.topologyNormalizingWeight[i])
 	}
-	return int64(math.Round(score)), nil
+	return int64(math.Round(score))
 }
 
 // countOnNode is countPodsMatchSelector(nodeInfo.Pods, constraint i) through

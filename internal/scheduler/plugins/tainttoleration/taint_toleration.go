@@ -110,14 +110,20 @@ func (pl *TaintToleration) Score(state *framework.CycleState, pod *framework.Pod
 	if !ok {
 		return 0, framework.AsStatus(fmt.Errorf("reading %q from cycleState: not found", preScoreStateKey))
 	}
+	return s.score(nodeInfo), nil
+}
+
+// score is Score once the state is read: by taint class when the node has
+// one, from its own taints otherwise.
+func (s *preScoreState) score(nodeInfo *framework.NodeInfo) int64 {
 	c := s.tbl.class(nodeInfo)
 	if c < 0 {
-		return s.count(nodeInfo.Node.Spec.Taints), nil
+		return s.count(nodeInfo.Node.Spec.Taints)
 	}
 	if s.byClass[c] < 0 {
 		s.byClass[c] = s.count(s.tbl.taints[c])
 	}
-	return s.byClass[c], nil
+	return s.byClass[c]
 }
 
 // count is how many PreferNoSchedule taints the tolerations leave untolerated.
