@@ -263,3 +263,8 @@ func (h *handle) RunFilterPlugins(state *framework.CycleState, pod *framework.Po
 func (h *handle) RunPreFilterExtensionRemovePod(state *framework.CycleState, pod, victim *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
 	return h.fw.runPreFilterExtensionRemovePod(state, pod, victim, ni)
 }
+
+// ObjectsEpoch implements framework.ObjectsEpoch: the state and its
+// services are only replaced together with the snapshot, and every
+// snapshot has its own id.
+func (h *handle) ObjectsEpoch() uint64 { return h.snap.id }
