@@ -29,6 +29,8 @@ type TaintToleration struct {
 	// tbl and memo answer nodes by taint class (table.go).
 	tbl  *taintTable
 	memo filterMemo
+	// scores keeps Score's counts per taint class across pods (score_nodes.go).
+	scores scoreMemo
 }
 
 // New builds the plugin; the reason text follows the cluster's version.
@@ -95,10 +97,7 @@ func (pl *TaintToleration) PreScore(state *framework.CycleState, pod *framework.
 	}
 	ps := &preScoreState{tolerationsPreferNoSchedule: tols}
 	if tbl := pl.table(); tbl != nil {
-		ps.tbl, ps.byClass = tbl, make([]int64, len(tbl.taints))
-		for i := range ps.byClass {
-			ps.byClass[i] = -1
-		}
+		ps.tbl, ps.byClass = tbl, pl.scores.counts(tbl, tols)
 	}
 	state.Write(preScoreStateKey, ps)
 	return nil
