@@ -1,7 +1,6 @@
 package podtopologyspread
 
 import (
-	"math"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -205,7 +204,7 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 			}
 			score += scoreForCount(count, c.MaxSkew, s.topologyNormalizingWeight[i])
 		}
-		raw[k] = int64(math.Round(score))
+		raw[k] = roundScore(score)
 	}
 	s.fast = f
 }

@@ -230,7 +230,7 @@ func (pl *Plugin) score(s *preScoreState, pi *framework.PodInfo, nodeInfo *frame
 		}
 		score += scoreForCount(count, c.MaxSkew, s.topologyNormalizingWeight[i])
 	}
-	return int64(math.Round(score))
+	return roundScore(score)
 }
 
 // countOnNode is countPodsMatchSelector(nodeInfo.Pods, constraint i) through
@@ -347,8 +347,10 @@ func (pl *Plugin) NormalizeScore(cs *framework.CycleState, _ *framework.PodInfo,
 	}
 	var minScore int64 = math.MaxInt64
 	var maxScore int64
+	// Without ignored nodes the names need not be read (NormalizeReadsNames).
+	anyIgnored := s.ignoredNodes.Len() > 0
 	for i := range scores {
-		if s.ignoredNodes.Has(scores[i].Name) {
+		if anyIgnored && s.ignoredNodes.Has(scores[i].Name) {
 			scores[i].Score = invalidScore
 			continue
 		}
