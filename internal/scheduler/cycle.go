@@ -231,7 +231,13 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 	// The static cache is indexed by snapshot position: idx itself when
 	// nodes is the whole snapshot.
 	whole := n == len(sc.handle.snap.nodes)
-	feasible := make([]*framework.NodeInfo, 0, min(want, n))
+	// The list lives for this cycle only (scoring reads it, the diagnosis
+	// copies names), so the previous cycle's array is reused.
+	feasible := sc.fw.feasible[:0]
+	if cap(feasible) < min(want, n) {
+		feasible = make([]*framework.NodeInfo, 0, min(want, n))
+	}
+	defer func() { sc.fw.feasible = feasible }()
 	start := s.Scheduler.NextStartNodeIndex
 	processed := 0
 	for i := 0; i < n && len(feasible) < want; i++ {

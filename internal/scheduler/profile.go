@@ -119,6 +119,10 @@ type Framework struct {
 	// scored nodes' names, read once per cycle.
 	scratch []framework.NodeScoreList
 	names   []string
+	// feasible and totals are the cycle's feasible list and weighted totals,
+	// reused by the next cycle unless a diagnosis keeps the totals.
+	feasible []*framework.NodeInfo
+	totals   []int64
 }
 
 // NewFramework instantiates specs over h, placing every plugin at each

@@ -238,7 +238,7 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 			return nil, nil, framework.AsStatus(fmt.Errorf("running PreScore plugin %q: %s", pl.Name(), s.Message()))
 		}
 	}
-	totals := make([]int64, len(nodes))
+	totals := fw.totalsBuffer(len(nodes), keep)
 	var names []string
 	var perPlugin map[string]framework.NodeScoreList
 	if keep {
@@ -327,6 +327,20 @@ func (fw *Framework) nodeNames(nodes []*framework.NodeInfo, sn *Snapshot) []stri
 		}
 	}
 	return names
+}
+
+// totalsBuffer returns n zeroed totals, reusing the previous cycle's
+// array unless the caller keeps them.
+func (fw *Framework) totalsBuffer(n int, keep bool) []int64 {
+	if keep {
+		return make([]int64, n)
+	}
+	if cap(fw.totals) < n {
+		fw.totals = make([]int64, n)
+	}
+	t := fw.totals[:n]
+	clear(t)
+	return t
 }
 
 // scoreBuffer returns a score list of length n for the k-th Score plugin,
