@@ -53,10 +53,11 @@ type PreEnqueuePlugin interface {
 	PreEnqueue(pod *v1.Pod) *framework.Status
 }
 
-// StaticFilterPlugin marks a Filter whose verdict depends only on the node
-// object and on the pod's nodeName, nodeSelector, node affinity and
-// tolerations, never on other pods; the scheduler caches such verdicts per
-// pod template for the duration of one Sync.
+// StaticFilterPlugin marks a Filter whose verdict depends only on the pod's
+// nodeName, nodeSelector, node affinity and tolerations and on the node's
+// name, taints, unschedulable flag and the labels those selectors name,
+// never on other pods; the scheduler caches such verdicts per pod template
+// and node class for the duration of one Sync (nodeclass.go).
 type StaticFilterPlugin interface {
 	StaticFilter()
 }

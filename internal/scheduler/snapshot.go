@@ -32,10 +32,9 @@ type Snapshot struct {
 	// claims counts the pods using each claim "namespace/name" (built on
 	// first use, then kept in step).
 	claims map[string]int
-	// classOf numbers each node's class for static Filter verdicts
+	// classesOn numbers the nodes' classes per set of selector keys
 	// (nodeclass.go); nil until first used.
-	classOf    []int32
-	numClasses int
+	classesOn map[string]*classTable
 }
 
 // snapshotIDs numbers snapshots; ids only identify, they decide nothing.
