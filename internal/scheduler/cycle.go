@@ -284,14 +284,7 @@ func (sc *Scheduler) staticCache(pod *v1.Pod) *staticVerdicts {
 			upTo = sc.fw.staticIndex(nodeaffinity.Name)
 		}
 		if upTo > 0 {
-			// Class blind: the selectors' keys matter; otherwise the
-			// plugins before NodeAffinity read no label at all.
-			var keys []string
-			if upTo == sc.fw.staticFilters {
-				keys = selectorKeys(pod)
-			}
-			classOf, n := sc.handle.snap.nodeClassesOn(keys)
-			c.classOf, c.classUpTo, c.classDone, c.byClass = classOf, upTo, make([]bool, n), make([]*framework.Status, n)
+			sc.classStatic(c, pod, upTo)
 		}
 		sc.static[sig] = c
 	}

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/nodeaffinity"
 )
 
 // Static Filter verdicts depend on a node only through its name, its
@@ -199,4 +200,67 @@ func classBlind(pod *v1.Pod) bool {
 		}
 	}
 	return true
+}
+
+// classStatic sets up c, the cache of a template that does not name nodes
+// up to the static plugin upTo, to keep verdicts per class. The static
+// plugins before NodeAffinity read no label (nor, for such templates, the
+// name): they are kept per keyless class in a table shared by every
+// template with the same tolerations, provided none of them has a
+// PreFilter that could skip it for one pod and not another. The plugins
+// from there up to upTo (NodeAffinity, for a class-blind template) are
+// kept per class of the template's selector keys.
+func (sc *Scheduler) classStatic(c *staticVerdicts, pod *v1.Pod, upTo int) {
+	snap := sc.handle.snap
+	share := sc.fw.staticIndex(nodeaffinity.Name)
+	for i := 0; i < share; i++ {
+		if _, ok := sc.fw.filter[i].(framework.PreFilterPlugin); ok {
+			share = 0
+		}
+	}
+	if share > upTo {
+		share = upTo
+	}
+	if share > 0 {
+		keyless, n := snap.nodeClassesOn(nil)
+		c.keyless, c.sharedUpTo, c.shared = keyless, share, snap.sharedFor(tolerationsKey(pod), n)
+	}
+	if upTo > share {
+		var keys []string
+		if upTo == sc.fw.staticFilters {
+			keys = selectorKeys(pod)
+		}
+		classOf, n := snap.nodeClassesOn(keys)
+		c.classOf, c.classUpTo, c.classDone, c.byClass = classOf, upTo, make([]bool, n), make([]*framework.Status, n)
+	}
+}
+
+// sharedFor returns the snapshot's shared verdict table for the
+// tolerations spelled tols, over n keyless classes.
+func (sn *Snapshot) sharedFor(tols string, n int) *sharedVerdicts {
+	if sv := sn.shared[tols]; sv != nil {
+		return sv
+	}
+	if sn.shared == nil {
+		sn.shared = map[string]*sharedVerdicts{}
+	}
+	sv := &sharedVerdicts{done: make([]bool, n), st: make([]*framework.Status, n)}
+	sn.shared[tols] = sv
+	return sv
+}
+
+// tolerationsKey spells out pod's tolerations, each length-prefixed in its
+// protobuf encoding (deterministic), in order; "\xff" marks tolerations
+// that do not encode, which then share nothing.
+func tolerationsKey(pod *v1.Pod) string {
+	b := binary.AppendUvarint(nil, uint64(len(pod.Spec.Tolerations)))
+	for i := range pod.Spec.Tolerations {
+		m, err := pod.Spec.Tolerations[i].Marshal()
+		if err != nil {
+			return "\xff" + pod.Namespace + "/" + pod.Name + "/" + string(pod.UID)
+		}
+		b = binary.AppendUvarint(b, uint64(len(m)))
+		b = append(b, m...)
+	}
+	return string(b)
 }

@@ -185,7 +185,7 @@ func TestNodeClassesMatchPerNodeVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range sc.static {
-			if c.classOf != nil && c.classUpTo < sc.fw.staticFilters {
+			if c.keyless != nil && c.classOf == nil && c.sharedUpTo < sc.fw.staticFilters {
 				split++
 			}
 		}
@@ -283,10 +283,11 @@ func TestNarrowedKeepsTreeOrder(t *testing.T) {
 
 // TestClassesBySelectorKeysMatchPerNodeVerdicts: on random clusters where
 // every node's full label set is unique (a serial label), templates
-// selecting on random keys with random operators, tolerations, hostname
-// selectors and matchFields get the whole diagnosis per-node evaluation
-// gives, while the class-blind ones share verdicts among far fewer classes
-// than nodes.
+// selecting on random keys with random operators, tolerations (some
+// cordon-tolerating), hostname selectors and matchFields get the whole
+// diagnosis per-node evaluation gives, while the class-blind ones share
+// verdicts among far fewer classes than nodes and templates with equal
+// tolerations share the verdicts of the plugins before NodeAffinity.
 func TestClassesBySelectorKeysMatchPerNodeVerdicts(t *testing.T) {
 	for seed := int64(1); seed <= 8; seed++ {
 		build := func() *cluster.State {
@@ -357,7 +358,7 @@ func TestClassesBySelectorKeysMatchPerNodeVerdicts(t *testing.T) {
 			}
 			return newState("1.36", nodes, pods...)
 		}
-		narrow := 0
+		narrow, shared := 0, 0
 		run := func(perNode bool) string {
 			s := build()
 			sc := New()
@@ -367,9 +368,18 @@ func TestClassesBySelectorKeysMatchPerNodeVerdicts(t *testing.T) {
 			if _, err := sc.Sync(s); err != nil {
 				t.Fatal(err)
 			}
+			users := map[*sharedVerdicts]int{}
 			for _, c := range sc.static {
 				if c.classOf != nil && len(c.byClass) <= len(s.Nodes)/2 {
 					narrow++
+				}
+				if c.shared != nil {
+					users[c.shared]++
+				}
+			}
+			for _, n := range users {
+				if n > 1 {
+					shared++
 				}
 			}
 			return diagnosisText(sc, s)
@@ -380,6 +390,9 @@ func TestClassesBySelectorKeysMatchPerNodeVerdicts(t *testing.T) {
 		}
 		if narrow == 0 {
 			t.Fatalf("seed %d: no template shared verdicts among few classes", seed)
+		}
+		if shared == 0 {
+			t.Fatalf("seed %d: no two templates shared their tolerations' verdicts", seed)
 		}
 	}
 }

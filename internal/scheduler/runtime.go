@@ -11,10 +11,18 @@ import (
 // one pod template, per node: by snapshot position, or by name for nodes
 // outside the snapshot list (preemption's copies). A nil status means passed.
 type staticVerdicts struct {
+	// shared (nil: none) holds the verdicts of the first sharedUpTo static
+	// plugins (those before NodeAffinity, which read no label) per keyless
+	// node class (keyless maps a snapshot position to it), shared by every
+	// template with the same tolerations (nodeclass.go).
+	shared     *sharedVerdicts
+	keyless    []int32
+	sharedUpTo int
 	// classOf (nil: per node) maps a snapshot position to its node class;
-	// set when the verdict of the first classUpTo static plugins cannot
-	// depend on the node's name (nodeclass.go). The static plugins from
-	// classUpTo on, when any, are run per node after a class passes.
+	// set when the verdict of the static plugins from sharedUpTo up to
+	// classUpTo cannot depend on the node's name (nodeclass.go). The static
+	// plugins from classUpTo on, when any, are run per node after a class
+	// passes.
 	classOf   []int32
 	classUpTo int
 	classDone []bool
@@ -27,6 +35,12 @@ type staticVerdicts struct {
 	byName map[string]*framework.Status
 }
 
+// sharedVerdicts is one tolerations' verdicts per keyless class.
+type sharedVerdicts struct {
+	done []bool
+	st   []*framework.Status
+}
+
 // newStaticVerdicts returns an empty cache for a snapshot of n nodes.
 func newStaticVerdicts(n int) *staticVerdicts {
 	return &staticVerdicts{n: n, byName: map[string]*framework.Status{}}
@@ -35,15 +49,29 @@ func newStaticVerdicts(n int) *staticVerdicts {
 // verdict returns the static plugins' status for ni at snapshot position
 // pos (-1: not a snapshot node), running them when it is not cached.
 func (c *staticVerdicts) verdict(fw *Framework, state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo, skip []bool, pos int) *framework.Status {
+	from := 0
+	if pos >= 0 && pos < len(c.keyless) {
+		k, sh := c.keyless[pos], c.shared
+		if !sh.done[k] {
+			sh.done[k], sh.st[k] = true, fw.runFilterRange(state, pod, ni, skip, 0, c.sharedUpTo)
+		}
+		if st := sh.st[k]; st != nil || c.sharedUpTo == fw.staticFilters {
+			return st
+		}
+		from = c.sharedUpTo
+	}
 	if pos >= 0 && pos < len(c.classOf) {
 		k := c.classOf[pos]
 		if !c.classDone[k] {
-			c.classDone[k], c.byClass[k] = true, fw.runFilterRange(state, pod, ni, skip, 0, c.classUpTo)
+			c.classDone[k], c.byClass[k] = true, fw.runFilterRange(state, pod, ni, skip, from, c.classUpTo)
 		}
 		if st := c.byClass[k]; st != nil || c.classUpTo == fw.staticFilters {
 			return st
 		}
 		return fw.runFilterRange(state, pod, ni, skip, c.classUpTo, fw.staticFilters)
+	}
+	if from > 0 {
+		return fw.runFilterRange(state, pod, ni, skip, from, fw.staticFilters)
 	}
 	if pos >= 0 && c.classOf == nil && pos < c.n {
 		if c.done == nil {

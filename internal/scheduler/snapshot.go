@@ -35,6 +35,9 @@ type Snapshot struct {
 	// classesOn numbers the nodes' classes per set of selector keys
 	// (nodeclass.go); nil until first used.
 	classesOn map[string]*classTable
+	// shared holds the static verdicts templates with equal tolerations
+	// share, by tolerations (nodeclass.go).
+	shared map[string]*sharedVerdicts
 }
 
 // snapshotIDs numbers snapshots; ids only identify, they decide nothing.
