@@ -75,7 +75,7 @@ func (pl *Plugin) initPreScoreState(s *preScoreState, filtered []*framework.Node
 	}
 	var ix *indexedLabels
 	if indexed {
-		ix = pl.newIndexedLabels(s.constraints)
+		ix = pl.indexedLabelsFor(s.constraints)
 		s.ix = ix
 	}
 	for _, ni := range filtered {
