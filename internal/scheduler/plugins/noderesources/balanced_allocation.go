@@ -85,9 +85,19 @@ func (b *BalancedAllocation) ScoreExtensions() framework.ScoreExtensions { retur
 func balanced2(reqCPU, reqMem, allocCPU, allocMem int64) int64 {
 	var std float64
 	if allocCPU != 0 && allocMem != 0 {
-		f0 := math.Min(1, float64(reqCPU)/float64(allocCPU))
-		f1 := math.Min(1, float64(reqMem)/float64(allocMem))
+		f0 := minOne(float64(reqCPU) / float64(allocCPU))
+		f1 := minOne(float64(reqMem) / float64(allocMem))
 		std = math.Abs((f0 - f1) / 2)
 	}
 	return int64((1 - std) * float64(framework.MaxNodeScore))
+}
+
+// minOne is math.Min(1, f) for an f that is not NaN (a quotient of two
+// integers with a non-zero divisor): math.Min's special cases are for NaN,
+// infinities and signed zeros, and f < 1 keeps a -0 as Min does.
+func minOne(f float64) float64 {
+	if f < 1 {
+		return f
+	}
+	return 1
 }

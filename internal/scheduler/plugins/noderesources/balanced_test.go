@@ -43,9 +43,11 @@ func balanced(requested, allocatable [2]int64) int64 {
 func TestBalanced2MatchesBalanced(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	pick := func() int64 {
-		switch r.Intn(6) {
+		switch r.Intn(7) {
 		case 0:
 			return 0
+		case 6:
+			return -r.Int63n(1 << 40)
 		case 1:
 			return r.Int63()
 		case 2:
@@ -61,6 +63,21 @@ func TestBalanced2MatchesBalanced(t *testing.T) {
 		want := balanced([2]int64{rc, rm}, [2]int64{ac, am})
 		if got := balanced2(rc, rm, ac, am); got != want {
 			t.Fatalf("balanced2(%d, %d, %d, %d) = %d, want %d", rc, rm, ac, am, got, want)
+		}
+	}
+}
+
+// TestMinOneMatchesMin checks minOne against math.Min(1, f) bit for bit on
+// edges (signed zeros, one, its neighbours, infinities) and random values.
+func TestMinOneMatchesMin(t *testing.T) {
+	values := []float64{0, math.Copysign(0, -1), 1, math.Nextafter(1, 0), math.Nextafter(1, 2), -1, math.Inf(1), math.Inf(-1), math.SmallestNonzeroFloat64, math.MaxFloat64}
+	r := rand.New(rand.NewSource(5))
+	for i := 0; i < 10000; i++ {
+		values = append(values, (r.Float64()-0.3)*4)
+	}
+	for _, f := range values {
+		if got, want := minOne(f), math.Min(1, f); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("minOne(%v) = %v, want %v", f, got, want)
 		}
 	}
 }
