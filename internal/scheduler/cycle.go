@@ -205,7 +205,7 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 		diag.SelectedNode = res.node
 		return res
 	}
-	totals, perPlugin, sst := fw.runScorePlugins(state, pi, feasible, sc.RecordScores)
+	totals, perPlugin, sst := fw.runScorePlugins(state, pi, feasible, sc.RecordScores, snap)
 	if !sst.IsSuccess() {
 		res.status = sst
 		diag.Message = sst.Message()
@@ -233,7 +233,13 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 	// The static cache is indexed by snapshot position: idx itself when
 	// nodes is the whole snapshot.
 	whole := n == len(sc.handle.snap.nodes)
-	feasible := make([]*framework.NodeInfo, 0, min(want, n))
+	// The list lives for this cycle only (scoring reads it, the diagnosis
+	// copies names), so the previous cycle's array is reused.
+	feasible := sc.fw.feasible[:0]
+	if cap(feasible) < min(want, n) {
+		feasible = make([]*framework.NodeInfo, 0, min(want, n))
+	}
+	defer func() { sc.fw.feasible = feasible }()
 	start := s.Scheduler.NextStartNodeIndex
 	processed := 0
 	for i := 0; i < n && len(feasible) < want; i++ {
@@ -280,8 +286,7 @@ func (sc *Scheduler) staticCache(pod *v1.Pod) *staticVerdicts {
 			upTo = sc.fw.staticIndex(nodeaffinity.Name)
 		}
 		if upTo > 0 {
-			classOf, n := sc.handle.snap.nodeClasses()
-			c.classOf, c.classUpTo, c.classDone, c.byClass = classOf, upTo, make([]bool, n), make([]*framework.Status, n)
+			sc.classStatic(c, pod, upTo)
 		}
 		sc.static[sig] = c
 	}

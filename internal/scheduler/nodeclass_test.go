@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math/rand"
 	"sort"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
-func TestNodeClassKey(t *testing.T) {
+func TestAppendClassKey(t *testing.T) {
 	base := func(name string) *v1.Node {
 		n := plugintest.SizedNode(name, "4", "8Gi", 110)
 		n.Labels[v1.LabelHostname] = name
@@ -28,26 +29,39 @@ func TestNodeClassKey(t *testing.T) {
 	cordoned.Spec.Unschedulable = true
 	zoneB := base("z")
 	zoneB.Labels[v1.LabelTopologyZone] = "b"
+	noZone := base("n")
+	delete(noZone.Labels, v1.LabelTopologyZone)
+	emptyZone := base("n")
+	emptyZone.Labels[v1.LabelTopologyZone] = ""
 	extra := base("e")
 	extra.Labels["pool"] = "x"
+	zone := []string{v1.LabelTopologyZone}
 	tests := []struct {
 		name string
 		node *v1.Node
+		keys []string
 		same bool
 	}{
-		{"only name and hostname differ", base("other"), true},
-		{"taint", tainted, false},
-		{"unschedulable", cordoned, false},
-		{"label value", zoneB, false},
-		{"extra label", extra, false},
+		{"only name and hostname differ", base("other"), zone, true},
+		{"taint", tainted, zone, false},
+		{"unschedulable", cordoned, zone, false},
+		{"label value of a named key", zoneB, zone, false},
+		{"label value of a key not named", zoneB, nil, true},
+		{"named key missing", noZone, zone, false},
+		{"named key empty", emptyZone, zone, false},
+		{"extra label not named", extra, zone, true},
+		{"extra label named", extra, []string{"pool", v1.LabelTopologyZone}, false},
 	}
-	ref := nodeClassKey(base("ref"))
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := nodeClassKey(tc.node) == ref; got != tc.same {
+			ref := appendClassKey(nil, base("ref"), tc.keys)
+			if got := string(appendClassKey(nil, tc.node, tc.keys)) == string(ref); got != tc.same {
 				t.Errorf("same class = %v, want %v", got, tc.same)
 			}
 		})
+	}
+	if string(appendClassKey(nil, noZone, zone)) == string(appendClassKey(nil, emptyZone, zone)) {
+		t.Error("a missing key and an empty value share a class")
 	}
 }
 
@@ -171,7 +185,7 @@ func TestNodeClassesMatchPerNodeVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range sc.static {
-			if c.classOf != nil && c.classUpTo < sc.fw.staticFilters {
+			if c.keyless != nil && c.classOf == nil && c.sharedUpTo < sc.fw.staticFilters {
 				split++
 			}
 		}
@@ -205,7 +219,7 @@ func TestNodeClassesRebuiltPerSync(t *testing.T) {
 		t.Fatalf("scheduled to %s before any node matched", p.Spec.NodeName)
 	}
 	sn := sc.handle.snap
-	if _, n := sn.nodeClasses(); n != 1 {
+	if _, n := sn.nodeClassesOn([]string{"pool"}); n != 1 {
 		t.Fatalf("classes = %d, want 1", n)
 	}
 	old := s.Nodes["n2"].DeepCopy()
@@ -221,7 +235,7 @@ func TestNodeClassesRebuiltPerSync(t *testing.T) {
 	if p.Spec.NodeName != "n2" {
 		t.Errorf("pod on %q after the label change, want n2", p.Spec.NodeName)
 	}
-	if _, n := sc.handle.snap.nodeClasses(); n != 2 {
+	if _, n := sc.handle.snap.nodeClassesOn([]string{"pool"}); n != 2 {
 		t.Errorf("classes after change = %d, want 2", n)
 	}
 }
@@ -266,4 +280,120 @@ func TestNarrowedKeepsTreeOrder(t *testing.T) {
 	fresh := framework.NewNodeInfo(sn.nodes[50].Node)
 	sn.nodes[50], sn.byName[fresh.Name()] = fresh, fresh
 	check(map[string]struct{}{fresh.Name(): {}, "n005": {}})
+}
+
+// TestClassesBySelectorKeysMatchPerNodeVerdicts: on random clusters where
+// every node's full label set is unique (a serial label), templates
+// selecting on random keys with random operators, tolerations (some
+// cordon-tolerating), hostname selectors and matchFields get the whole
+// diagnosis per-node evaluation gives, while the class-blind ones share
+// verdicts among far fewer classes than nodes and templates with equal
+// tolerations share the verdicts of the plugins before NodeAffinity.
+func TestClassesBySelectorKeysMatchPerNodeVerdicts(t *testing.T) {
+	for seed := int64(1); seed <= 8; seed++ {
+		build := func() *cluster.State {
+			r := rand.New(rand.NewSource(seed))
+			keys := []string{v1.LabelTopologyZone, "disk", "tier", "pool"}
+			vals := []string{"a", "b", "c", "1", "7"}
+			effects := []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute, v1.TaintEffectPreferNoSchedule}
+			var nodes []*v1.Node
+			for i := 0; i < 40; i++ {
+				n := plugintest.SizedNode(fmt.Sprintf("n%02d", i), "4", "8Gi", 110)
+				n.Labels["serial"] = fmt.Sprint(i)
+				for _, k := range keys {
+					if r.Intn(5) != 0 {
+						n.Labels[k] = vals[r.Intn(len(vals))]
+					}
+				}
+				if r.Intn(4) == 0 {
+					n.Spec.Taints = append(n.Spec.Taints, taint([]string{"gpu", "spot"}[r.Intn(2)], vals[r.Intn(2)], effects[r.Intn(3)]))
+				}
+				n.Spec.Unschedulable = r.Intn(10) == 0
+				nodes = append(nodes, n)
+			}
+			ops := []v1.NodeSelectorOperator{v1.NodeSelectorOpIn, v1.NodeSelectorOpNotIn, v1.NodeSelectorOpExists, v1.NodeSelectorOpDoesNotExist, v1.NodeSelectorOpGt, v1.NodeSelectorOpLt}
+			requirement := func() v1.NodeSelectorRequirement {
+				req := v1.NodeSelectorRequirement{Key: keys[r.Intn(len(keys))], Operator: ops[r.Intn(len(ops))]}
+				switch req.Operator {
+				case v1.NodeSelectorOpIn, v1.NodeSelectorOpNotIn:
+					req.Values = []string{vals[r.Intn(len(vals))], vals[r.Intn(len(vals))]}
+				case v1.NodeSelectorOpGt, v1.NodeSelectorOpLt:
+					req.Values = []string{fmt.Sprint(r.Intn(9))}
+				}
+				return req
+			}
+			var pods []*v1.Pod
+			for i := 0; i < 60; i++ {
+				p := plugintest.SizedPod(fmt.Sprintf("p%02d", i), "100m", "128Mi")
+				p.UID = types.UID(p.Name)
+				if r.Intn(2) == 0 {
+					p.Spec.NodeSelector = map[string]string{keys[r.Intn(len(keys))]: vals[r.Intn(len(vals))]}
+				}
+				if r.Intn(2) == 0 {
+					var terms []v1.NodeSelectorTerm
+					for j := 1 + r.Intn(2); j > 0; j-- {
+						term := v1.NodeSelectorTerm{}
+						for k := 1 + r.Intn(2); k > 0; k-- {
+							term.MatchExpressions = append(term.MatchExpressions, requirement())
+						}
+						if r.Intn(8) == 0 {
+							term.MatchFields = []v1.NodeSelectorRequirement{{Key: metav1.ObjectNameField, Operator: v1.NodeSelectorOpNotIn, Values: []string{fmt.Sprintf("n%02d", r.Intn(40))}}}
+						}
+						terms = append(terms, term)
+					}
+					p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: terms}}}
+				}
+				if r.Intn(10) == 0 {
+					if p.Spec.NodeSelector == nil {
+						p.Spec.NodeSelector = map[string]string{}
+					}
+					p.Spec.NodeSelector[v1.LabelHostname] = fmt.Sprintf("n%02d", r.Intn(40))
+				}
+				if r.Intn(3) == 0 {
+					p.Spec.Tolerations = []v1.Toleration{{Key: []string{"gpu", "spot"}[r.Intn(2)], Operator: v1.TolerationOpExists}}
+				}
+				if r.Intn(12) == 0 {
+					p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule})
+				}
+				pods = append(pods, p)
+			}
+			return newState("1.36", nodes, pods...)
+		}
+		narrow, shared := 0, 0
+		run := func(perNode bool) string {
+			s := build()
+			sc := New()
+			sc.perNodeStatic = perNode
+			sc.RecordScores = true
+			sc.PercentageOfNodesToScore = 100
+			if _, err := sc.Sync(s); err != nil {
+				t.Fatal(err)
+			}
+			users := map[*sharedVerdicts]int{}
+			for _, c := range sc.static {
+				if c.classOf != nil && len(c.byClass) <= len(s.Nodes)/2 {
+					narrow++
+				}
+				if c.shared != nil {
+					users[c.shared]++
+				}
+			}
+			for _, n := range users {
+				if n > 1 {
+					shared++
+				}
+			}
+			return diagnosisText(sc, s)
+		}
+		want, got := run(true), run(false)
+		if got != want {
+			t.Fatalf("seed %d: classes by selector keys changed the diagnosis:\n got %s\nwant %s", seed, got, want)
+		}
+		if narrow == 0 {
+			t.Fatalf("seed %d: no template shared verdicts among few classes", seed)
+		}
+		if shared == 0 {
+			t.Fatalf("seed %d: no two templates shared their tolerations' verdicts", seed)
+		}
+	}
 }

@@ -53,10 +53,11 @@ type PreEnqueuePlugin interface {
 	PreEnqueue(pod *v1.Pod) *framework.Status
 }
 
-// StaticFilterPlugin marks a Filter whose verdict depends only on the node
-// object and on the pod's nodeName, nodeSelector, node affinity and
-// tolerations, never on other pods; the scheduler caches such verdicts per
-// pod template for the duration of one Sync.
+// StaticFilterPlugin marks a Filter whose verdict depends only on the pod's
+// nodeName, nodeSelector, node affinity and tolerations and on the node's
+// name, taints, unschedulable flag and the labels those selectors name,
+// never on other pods; the scheduler caches such verdicts per pod template
+// and node class for the duration of one Sync (nodeclass.go).
 type StaticFilterPlugin interface {
 	StaticFilter()
 }
@@ -122,6 +123,10 @@ type Framework struct {
 	// scored nodes' names, read once per cycle.
 	scratch []framework.NodeScoreList
 	names   []string
+	// feasible and totals are the cycle's feasible list and weighted totals,
+	// reused by the next cycle unless a diagnosis keeps the totals.
+	feasible []*framework.NodeInfo
+	totals   []int64
 }
 
 // NewFramework instantiates specs over h, placing every plugin at each

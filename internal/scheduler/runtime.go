@@ -11,10 +11,18 @@ import (
 // one pod template, per node: by snapshot position, or by name for nodes
 // outside the snapshot list (preemption's copies). A nil status means passed.
 type staticVerdicts struct {
+	// shared (nil: none) holds the verdicts of the first sharedUpTo static
+	// plugins (those before NodeAffinity, which read no label) per keyless
+	// node class (keyless maps a snapshot position to it), shared by every
+	// template with the same tolerations (nodeclass.go).
+	shared     *sharedVerdicts
+	keyless    []int32
+	sharedUpTo int
 	// classOf (nil: per node) maps a snapshot position to its node class;
-	// set when the verdict of the first classUpTo static plugins cannot
-	// depend on the node's name (nodeclass.go). The static plugins from
-	// classUpTo on, when any, are run per node after a class passes.
+	// set when the verdict of the static plugins from sharedUpTo up to
+	// classUpTo cannot depend on the node's name (nodeclass.go). The static
+	// plugins from classUpTo on, when any, are run per node after a class
+	// passes.
 	classOf   []int32
 	classUpTo int
 	classDone []bool
@@ -27,6 +35,12 @@ type staticVerdicts struct {
 	byName map[string]*framework.Status
 }
 
+// sharedVerdicts is one tolerations' verdicts per keyless class.
+type sharedVerdicts struct {
+	done []bool
+	st   []*framework.Status
+}
+
 // newStaticVerdicts returns an empty cache for a snapshot of n nodes.
 func newStaticVerdicts(n int) *staticVerdicts {
 	return &staticVerdicts{n: n, byName: map[string]*framework.Status{}}
@@ -35,15 +49,29 @@ func newStaticVerdicts(n int) *staticVerdicts {
 // verdict returns the static plugins' status for ni at snapshot position
 // pos (-1: not a snapshot node), running them when it is not cached.
 func (c *staticVerdicts) verdict(fw *Framework, state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo, skip []bool, pos int) *framework.Status {
+	from := 0
+	if pos >= 0 && pos < len(c.keyless) {
+		k, sh := c.keyless[pos], c.shared
+		if !sh.done[k] {
+			sh.done[k], sh.st[k] = true, fw.runFilterRange(state, pod, ni, skip, 0, c.sharedUpTo)
+		}
+		if st := sh.st[k]; st != nil || c.sharedUpTo == fw.staticFilters {
+			return st
+		}
+		from = c.sharedUpTo
+	}
 	if pos >= 0 && pos < len(c.classOf) {
 		k := c.classOf[pos]
 		if !c.classDone[k] {
-			c.classDone[k], c.byClass[k] = true, fw.runFilterRange(state, pod, ni, skip, 0, c.classUpTo)
+			c.classDone[k], c.byClass[k] = true, fw.runFilterRange(state, pod, ni, skip, from, c.classUpTo)
 		}
 		if st := c.byClass[k]; st != nil || c.classUpTo == fw.staticFilters {
 			return st
 		}
 		return fw.runFilterRange(state, pod, ni, skip, c.classUpTo, fw.staticFilters)
+	}
+	if from > 0 {
+		return fw.runFilterRange(state, pod, ni, skip, from, fw.staticFilters)
 	}
 	if pos >= 0 && c.classOf == nil && pos < c.n {
 		if c.done == nil {
@@ -220,8 +248,13 @@ func (fw *Framework) runPostFilterPlugins(state *framework.CycleState, pod *fram
 // runScorePlugins runs PreScore, Score and NormalizeScore and returns the
 // weighted totals per node (same order as nodes). With keep set it also
 // returns each plugin's normalized scores; otherwise the buffers are reused
-// by the next cycle.
-func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, keep bool) ([]int64, map[string]framework.NodeScoreList, *framework.Status) {
+// by the next cycle. sn (nil: none) supplies the nodes' names by position.
+//
+// Plugins that implement framework.BatchScorePlugin score the whole list in
+// one call; the others node by node. A score list's names are only filled
+// when kept or when the plugin's normalizer may read them
+// (docs/scheduler.md#scoring-a-cycle-in-one-call).
+func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, keep bool, sn *Snapshot) ([]int64, map[string]framework.NodeScoreList, *framework.Status) {
 	state.SkipScorePlugins = map[string]struct{}{}
 	for _, pl := range fw.preScore {
 		s := pl.PreScore(state, pod, nodes)
@@ -233,16 +266,8 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 			return nil, nil, framework.AsStatus(fmt.Errorf("running PreScore plugin %q: %s", pl.Name(), s.Message()))
 		}
 	}
-	totals := make([]int64, len(nodes))
-	// Each plugin's list names the nodes; read the names once, not once
-	// per plugin (each read leads through the NodeInfo to the Node).
-	if cap(fw.names) < len(nodes) {
-		fw.names = make([]string, len(nodes))
-	}
-	names := fw.names[:len(nodes)]
-	for i, ni := range nodes {
-		names[i] = ni.Node.Name
-	}
+	totals := fw.totalsBuffer(len(nodes), keep)
+	var names []string
 	var perPlugin map[string]framework.NodeScoreList
 	if keep {
 		perPlugin = map[string]framework.NodeScoreList{}
@@ -253,14 +278,31 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 			continue
 		}
 		scores := fw.scoreBuffer(k, len(nodes), keep)
-		for i, ni := range nodes {
-			v, s := ws.plugin.Score(state, pod, ni)
-			if !s.IsSuccess() {
+		ext := ws.plugin.ScoreExtensions()
+		if keep || readsNames(ext, state) {
+			// Each plugin's list names the nodes; read the names once, not
+			// once per plugin.
+			if names == nil {
+				names = fw.nodeNames(nodes, sn)
+			}
+			for i := range scores {
+				scores[i].Name = names[i]
+			}
+		}
+		if b, ok := ws.plugin.(framework.BatchScorePlugin); ok {
+			if s := b.ScoreNodes(state, pod, nodes, scores); !s.IsSuccess() {
 				return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugin %q: %s", name, s.Message()))
 			}
-			scores[i] = framework.NodeScore{Name: names[i], Score: v}
+		} else {
+			for i, ni := range nodes {
+				v, s := ws.plugin.Score(state, pod, ni)
+				if !s.IsSuccess() {
+					return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugin %q: %s", name, s.Message()))
+				}
+				scores[i].Score = v
+			}
 		}
-		if ext := ws.plugin.ScoreExtensions(); ext != nil {
+		if ext != nil {
 			if s := ext.NormalizeScore(state, pod, scores); !s.IsSuccess() {
 				return nil, nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugin %q: %s", name, s.Message()))
 			}
@@ -283,6 +325,50 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 		}
 	}
 	return totals, perPlugin, nil
+}
+
+// readsNames tells whether ext's NormalizeScore may read the score list's
+// names this cycle.
+func readsNames(ext framework.ScoreExtensions, state *framework.CycleState) bool {
+	if ext == nil {
+		return false
+	}
+	if nb, ok := ext.(framework.NameBlindNormalizer); ok {
+		return nb.NormalizeReadsNames(state)
+	}
+	return true
+}
+
+// nodeNames returns the names of nodes in the framework's reused buffer,
+// from the snapshot's dense list where a node is at its position there
+// (not touching the Node objects), else from the node.
+func (fw *Framework) nodeNames(nodes []*framework.NodeInfo, sn *Snapshot) []string {
+	if cap(fw.names) < len(nodes) {
+		fw.names = make([]string, len(nodes))
+	}
+	names := fw.names[:len(nodes)]
+	for i, ni := range nodes {
+		if sn != nil {
+			names[i] = sn.nameAt(sn.position(ni), ni)
+		} else {
+			names[i] = ni.Name()
+		}
+	}
+	return names
+}
+
+// totalsBuffer returns n zeroed totals, reusing the previous cycle's
+// array unless the caller keeps them.
+func (fw *Framework) totalsBuffer(n int, keep bool) []int64 {
+	if keep {
+		return make([]int64, n)
+	}
+	if cap(fw.totals) < n {
+		fw.totals = make([]int64, n)
+	}
+	t := fw.totals[:n]
+	clear(t)
+	return t
 }
 
 // scoreBuffer returns a score list of length n for the k-th Score plugin,

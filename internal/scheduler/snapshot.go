@@ -32,10 +32,12 @@ type Snapshot struct {
 	// claims counts the pods using each claim "namespace/name" (built on
 	// first use, then kept in step).
 	claims map[string]int
-	// classOf numbers each node's class for static Filter verdicts
+	// classesOn numbers the nodes' classes per set of selector keys
 	// (nodeclass.go); nil until first used.
-	classOf    []int32
-	numClasses int
+	classesOn map[string]*classTable
+	// shared holds the static verdicts templates with equal tolerations
+	// share, by tolerations (nodeclass.go).
+	shared map[string]*sharedVerdicts
 }
 
 // snapshotIDs numbers snapshots; ids only identify, they decide nothing.
@@ -263,3 +265,8 @@ func (h *handle) RunFilterPlugins(state *framework.CycleState, pod *framework.Po
 func (h *handle) RunPreFilterExtensionRemovePod(state *framework.CycleState, pod, victim *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
 	return h.fw.runPreFilterExtensionRemovePod(state, pod, victim, ni)
 }
+
+// ObjectsEpoch implements framework.ObjectsEpoch: the state and its
+// services are only replaced together with the snapshot, and every
+// snapshot has its own id.
+func (h *handle) ObjectsEpoch() uint64 { return h.snap.id }

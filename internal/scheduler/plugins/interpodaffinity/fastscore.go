@@ -45,6 +45,20 @@ func (f *fastScore) addDomains(key string, domains map[string]int64, weight int6
 		return
 	}
 	f.any = true
+	k := f.key(key)
+	for v, n := range domains {
+		id, ok := k.byValue[v]
+		if !ok {
+			f.incomplete = true
+			continue
+		}
+		k.byID[id] += weight * n
+		k.touched[id] = true
+	}
+}
+
+// key returns key's entry, made on first use.
+func (f *fastScore) key(key string) *fastScoreKey {
 	i, ok := f.byKey[key]
 	if !ok {
 		ids, byValue := f.x.ValueIDs(key)
@@ -53,14 +67,28 @@ func (f *fastScore) addDomains(key string, domains map[string]int64, weight int6
 		f.keys = append(f.keys, fastScoreKey{key: key, ids: ids, byValue: byValue,
 			byID: make([]int64, len(byValue)), touched: make([]bool, len(byValue))})
 	}
-	k := &f.keys[i]
-	for v, n := range domains {
-		id, ok := k.byValue[v]
-		if !ok {
-			f.incomplete = true
-			continue
-		}
-		k.byID[id] += weight * n
+	return &f.keys[i]
+}
+
+// addTerm is addDomains over an existing term's counts, read by value id
+// when the term kept them (same ids: the term lives as long as f.x's
+// numbering), through the map otherwise.
+func (f *fastScore) addTerm(st *scoreTerm, hard bool, weight int64) {
+	domains, d := st.soft, &st.softID
+	if hard {
+		domains, d = st.hard, &st.hardID
+	}
+	if len(domains) == 0 {
+		return
+	}
+	if st.noID {
+		f.addDomains(st.term.TopologyKey, domains, weight)
+		return
+	}
+	f.any = true
+	k := f.key(st.term.TopologyKey)
+	for _, id := range d.ids {
+		k.byID[id] += weight * d.n[id]
 		k.touched[id] = true
 	}
 }

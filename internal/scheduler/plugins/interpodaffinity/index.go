@@ -93,7 +93,9 @@ type existingIndex struct {
 
 func newExistingIndex() *existingIndex {
 	x := &existingIndex{domains: helper.NewClassDomainIndex()}
-	x.domains.OnReset = func() { x.terms, x.termDomains, x.scoringPods, x.scoring = newTermIndex(), nil, 0, newScoreTerms() }
+	x.domains.OnReset = func() {
+		x.terms, x.termDomains, x.scoringPods, x.scoring = newTermIndex(), nil, 0, newScoreTerms(x.domains)
+	}
 	x.domains.OnAdd = x.add
 	x.domains.OnReset()
 	return x

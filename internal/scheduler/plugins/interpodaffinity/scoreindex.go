@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 )
 
 // Scoring reads every existing pod on every node twice over: the incoming
@@ -23,6 +24,19 @@ type scoreTerm struct {
 	term framework.AffinityTerm
 	hard map[string]int64
 	soft map[string]int64
+	// hardID and softID are the same counts by the index's value ids of
+	// the term's key, for PreScore's fast form (no string hashing per
+	// domain); noID is set once some domain had no id (then only the maps
+	// are read).
+	hardID, softID domainsByID
+	noID           bool
+}
+
+// domainsByID is a per-domain count by value id: n by id, and the ids of
+// the domains present (those the map lists), in the order they appeared.
+type domainsByID struct {
+	n   []int64
+	ids []int32
 }
 
 // scoreTerms interns existing pods' scoring terms by termKey; memo keeps
@@ -31,6 +45,9 @@ type scoreTerms struct {
 	ids   map[string]int32
 	terms []scoreTerm
 	memo  matchTable
+	// x numbers the domains (its value ids live as long as these terms:
+	// its reset makes new terms); nil: no ids are kept.
+	x *helper.ClassDomainIndex
 }
 
 // matchTable keeps whether a term selects an incoming pod, per pod class:
@@ -65,7 +82,9 @@ func (x *scoreTerms) matches(id int, class int32, pod *v1.Pod, nsLabels labels.S
 	return *c == 1
 }
 
-func newScoreTerms() *scoreTerms { return &scoreTerms{ids: map[string]int32{}} }
+func newScoreTerms(x *helper.ClassDomainIndex) *scoreTerms {
+	return &scoreTerms{ids: map[string]int32{}, x: x}
+}
 
 func (x *scoreTerms) add(t *framework.AffinityTerm, hard bool, weight int64, value string) {
 	key := termKey(t)
@@ -80,13 +99,42 @@ func (x *scoreTerms) add(t *framework.AffinityTerm, hard bool, weight int64, val
 		if st.hard == nil {
 			st.hard = map[string]int64{}
 		}
+		n := len(st.hard)
 		st.hard[value]++
+		x.addByID(st, &st.hardID, value, 1, len(st.hard) > n)
 		return
 	}
 	if st.soft == nil {
 		st.soft = map[string]int64{}
 	}
+	n := len(st.soft)
 	st.soft[value] += weight
+	x.addByID(st, &st.softID, value, weight, len(st.soft) > n)
+}
+
+// addByID mirrors one map update into d: weight added to value's domain,
+// which is new to the map when added is set.
+func (x *scoreTerms) addByID(st *scoreTerm, d *domainsByID, value string, weight int64, added bool) {
+	if st.noID {
+		return
+	}
+	if x.x == nil {
+		st.noID = true
+		return
+	}
+	_, byValue := x.x.ValueIDs(st.term.TopologyKey)
+	id, ok := byValue[value]
+	if !ok {
+		st.noID = true
+		return
+	}
+	if d.n == nil {
+		d.n = make([]int64, len(byValue))
+	}
+	d.n[id] += weight
+	if added {
+		d.ids = append(d.ids, id)
+	}
 }
 
 // addPod counts pi's scoring terms in the domains of the node it is on.
@@ -159,9 +207,9 @@ func (pl *Plugin) scoreFromIndex(x *existingIndex, pi *framework.PodInfo, affini
 			continue
 		}
 		if hard > 0 {
-			score.addDomains(st.term.TopologyKey, st.hard, hard)
+			score.addTerm(st, true, hard)
 		}
-		score.addDomains(st.term.TopologyKey, st.soft, 1)
+		score.addTerm(st, false, 1)
 	}
 }
 
@@ -169,4 +217,15 @@ func (pl *Plugin) scoreFromIndex(x *existingIndex, pi *framework.PodInfo, affini
 // a fastScore that numbers the domains as they come.
 type scoreAdder interface {
 	addDomains(key string, domains map[string]int64, weight int64)
+	// addTerm adds an existing term's hard or soft counts.
+	addTerm(st *scoreTerm, hard bool, weight int64)
+}
+
+// addTerm is addDomains over the term's map.
+func (m scoreMap) addTerm(st *scoreTerm, hard bool, weight int64) {
+	if hard {
+		m.addDomains(st.term.TopologyKey, st.hard, weight)
+		return
+	}
+	m.addDomains(st.term.TopologyKey, st.soft, weight)
 }

@@ -87,11 +87,16 @@ func (pl *Plugin) Score(cs *framework.CycleState, _ *framework.PodInfo, nodeInfo
 	if err != nil {
 		return 0, framework.AsStatus(err)
 	}
+	return s.score(nodeInfo), nil
+}
+
+// score is Score once the state is read.
+func (s *preScoreState) score(nodeInfo *framework.NodeInfo) int64 {
 	if s.fast != nil {
 		if score, ok := s.fast.score(nodeInfo); ok {
-			return score, nil
+			return score
 		}
-		return s.fast.scoreByLabels(nodeInfo), nil
+		return s.fast.scoreByLabels(nodeInfo)
 	}
 	node := nodeInfo.Node
 	var score int64
@@ -101,7 +106,7 @@ func (pl *Plugin) Score(cs *framework.CycleState, _ *framework.PodInfo, nodeInfo
 			score += values[v]
 		}
 	}
-	return score, nil
+	return score
 }
 
 // ScoreExtensions implements framework.ScorePlugin.

@@ -184,12 +184,18 @@ func (pl *NodeAffinity) Score(state *framework.CycleState, pod *framework.PodInf
 	if !ok {
 		return 0, framework.AsStatus(fmt.Errorf("reading %q from cycleState: not found", preScoreStateKey))
 	}
+	return s.score(nodeInfo), nil
+}
+
+// score is Score once the state is read: through the compiled terms for
+// a node of the table, through the helper otherwise.
+func (s *preScoreState) score(nodeInfo *framework.NodeInfo) int64 {
 	if s.fast != nil {
 		if pos := s.tbl.position(nodeInfo); pos >= 0 {
-			return s.fast.score(pos), nil
+			return s.fast.score(pos)
 		}
 	}
-	return s.preferred.Score(nodeInfo.Node), nil
+	return s.preferred.Score(nodeInfo.Node)
 }
 
 // ScoreExtensions normalizes against the best node.

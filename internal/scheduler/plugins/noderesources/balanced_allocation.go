@@ -45,46 +45,59 @@ func (b *BalancedAllocation) Score(state *framework.CycleState, _ *framework.Pod
 	if !ok {
 		return 0, framework.AsStatus(fmt.Errorf("reading %q from cycleState: not found", balancedPreScoreKey))
 	}
+	return b.score(s, nodeInfo), nil
+}
+
+// ScoreNodes is Score over every node, reading the state once
+// (framework.BatchScorePlugin).
+func (b *BalancedAllocation) ScoreNodes(state *framework.CycleState, _ *framework.PodInfo, nodes []*framework.NodeInfo, scores framework.NodeScoreList) *framework.Status {
+	s, ok := state.Read(balancedPreScoreKey).(*balancedState)
+	if !ok && len(nodes) > 0 {
+		return framework.AsStatus(fmt.Errorf("reading %q from cycleState: not found", balancedPreScoreKey))
+	}
+	for i, ni := range nodes {
+		scores[i].Score = b.score(s, ni)
+	}
+	return nil
+}
+
+func (b *BalancedAllocation) score(s *balancedState, nodeInfo *framework.NodeInfo) int64 {
 	alloc := [2]int64{nodeInfo.Allocatable.MilliCPU, nodeInfo.Allocatable.Memory}
 	base := [2]int64{nodeInfo.Requested.MilliCPU, nodeInfo.Requested.Memory}
-	with := balanced([2]int64{base[0] + s.cpu, base[1] + s.memory}, alloc)
+	with := balanced2(base[0]+s.cpu, base[1]+s.memory, alloc[0], alloc[1])
 	if !b.delta {
-		return with, nil
+		return with
 	}
-	without := balanced(base, alloc)
+	without := balanced2(base[0], base[1], alloc[0], alloc[1])
 	const half = framework.MaxNodeScore / 2
-	return half + (half+with-without)/2, nil
+	return half + (half+with-without)/2
 }
 
 // ScoreExtensions: no normalization.
 func (b *BalancedAllocation) ScoreExtensions() framework.ScoreExtensions { return nil }
 
-// balanced is (1 − std-dev of the used fractions) × 100; with two resources
-// the std-dev is half their difference. Resources without allocatable are left out.
-func balanced(requested, allocatable [2]int64) int64 {
-	var buf [2]float64
-	fractions := buf[:0]
-	for i := range requested {
-		if allocatable[i] == 0 {
-			continue
-		}
-		fractions = append(fractions, math.Min(1, float64(requested[i])/float64(allocatable[i])))
-	}
+// balanced2 is (1 − std-dev of the used fractions) × 100 for cpu and
+// memory; with two resources the std-dev is half their difference.
+// Resources without allocatable are left out. It is upstream's general
+// computation over a list of fractions written out for two, the same
+// operations in the same order, so the same float results
+// (TestBalanced2MatchesBalanced).
+func balanced2(reqCPU, reqMem, allocCPU, allocMem int64) int64 {
 	var std float64
-	switch {
-	case len(fractions) == 2:
-		std = math.Abs((fractions[0] - fractions[1]) / 2)
-	case len(fractions) > 2:
-		var sum float64
-		for _, f := range fractions {
-			sum += f
-		}
-		mean := sum / float64(len(fractions))
-		var v float64
-		for _, f := range fractions {
-			v += (f - mean) * (f - mean)
-		}
-		std = math.Sqrt(v / float64(len(fractions)))
+	if allocCPU != 0 && allocMem != 0 {
+		f0 := minOne(float64(reqCPU) / float64(allocCPU))
+		f1 := minOne(float64(reqMem) / float64(allocMem))
+		std = math.Abs((f0 - f1) / 2)
 	}
 	return int64((1 - std) * float64(framework.MaxNodeScore))
+}
+
+// minOne is math.Min(1, f) for an f that is not NaN (a quotient of two
+// integers with a non-zero divisor): math.Min's special cases are for NaN,
+// infinities and signed zeros, and f < 1 keeps a -0 as Min does.
+func minOne(f float64) float64 {
+	if f < 1 {
+		return f
+	}
+	return 1
 }

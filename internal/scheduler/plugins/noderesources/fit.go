@@ -214,15 +214,36 @@ func Fits(req *framework.Resource, nodeInfo *framework.NodeInfo) []InsufficientR
 // Score is LeastAllocated over cpu and memory with the non-zero request
 // defaults: the share of each resource left free, averaged.
 func (f *Fit) Score(state *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
-	var cpu, mem int64
-	if s, ok := state.Read(preFilterStateKey).(*preFilterState); ok {
-		cpu, mem = s.scoreMilliCPU, s.scoreMemory
-	} else {
-		cpu, mem = scoreRequest(pod)
+	cpu, mem := f.scoreRequestOf(state, pod)
+	return leastAllocatedOn(nodeInfo, cpu, mem), nil
+}
+
+// ScoreNodes is Score over every node, reading the state once
+// (framework.BatchScorePlugin).
+func (f *Fit) ScoreNodes(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, scores framework.NodeScoreList) *framework.Status {
+	if len(nodes) == 0 {
+		return nil
 	}
+	cpu, mem := f.scoreRequestOf(state, pod)
+	for i, ni := range nodes {
+		scores[i].Score = leastAllocatedOn(ni, cpu, mem)
+	}
+	return nil
+}
+
+// scoreRequestOf is the request PreFilter recorded, or (no PreFilter ran)
+// the pod's own.
+func (f *Fit) scoreRequestOf(state *framework.CycleState, pod *framework.PodInfo) (int64, int64) {
+	if s, ok := state.Read(preFilterStateKey).(*preFilterState); ok {
+		return s.scoreMilliCPU, s.scoreMemory
+	}
+	return scoreRequest(pod)
+}
+
+func leastAllocatedOn(nodeInfo *framework.NodeInfo, cpu, mem int64) int64 {
 	return leastAllocated(
 		[2]int64{nodeInfo.NonZeroRequested.MilliCPU + cpu, nodeInfo.NonZeroRequested.Memory + mem},
-		[2]int64{nodeInfo.Allocatable.MilliCPU, nodeInfo.Allocatable.Memory}), nil
+		[2]int64{nodeInfo.Allocatable.MilliCPU, nodeInfo.Allocatable.Memory})
 }
 
 // ScoreExtensions: LeastAllocated needs no normalization.

@@ -1,7 +1,6 @@
 package podtopologyspread
 
 import (
-	"math"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -110,7 +109,7 @@ func positionsOf(buf []int32, all, nodes []*framework.NodeInfo, pos map[*framewo
 // out. The arithmetic is Score's, term by term in constraint order, so the
 // results are the same.
 func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framework.NodeInfo, at []int32, requireAll bool) {
-	ix := pl.newIndexedLabels(s.constraints)
+	ix := pl.indexedLabelsFor(s.constraints)
 	s.ix = ix
 	nc := len(s.constraints)
 	seen := make([][]bool, nc)
@@ -205,7 +204,7 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 			}
 			score += scoreForCount(count, c.MaxSkew, s.topologyNormalizingWeight[i])
 		}
-		raw[k] = int64(math.Round(score))
+		raw[k] = roundScore(score)
 	}
 	s.fast = f
 }

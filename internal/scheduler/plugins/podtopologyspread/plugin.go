@@ -46,6 +46,8 @@ type Plugin struct {
 	// lastPreScore is the cycle state PreScore wrote last and its state,
 	// so that Score finds it without a map read (fastscore.go).
 	lastPreScore atomic.Pointer[preScoreMemo]
+	// defaults caches the system-default selectors (defaults.go).
+	defaults defaultSelectors
 }
 
 var (
@@ -175,7 +177,7 @@ func (pl *Plugin) buildDefaultConstraints(pod *v1.Pod, action v1.UnsatisfiableCo
 	if err != nil || len(cs) == 0 {
 		return nil, err
 	}
-	selector := helper.DefaultSelector(pod, pl.handle)
+	selector := pl.defaultSelector(pod)
 	if selector.Empty() {
 		return nil, nil
 	}

@@ -75,7 +75,7 @@ func (pl *Plugin) initPreScoreState(s *preScoreState, filtered []*framework.Node
 	}
 	var ix *indexedLabels
 	if indexed {
-		ix = pl.newIndexedLabels(s.constraints)
+		ix = pl.indexedLabelsFor(s.constraints)
 		s.ix = ix
 	}
 	for _, ni := range filtered {
@@ -202,12 +202,17 @@ func (pl *Plugin) Score(cs *framework.CycleState, pi *framework.PodInfo, nodeInf
 	if err != nil {
 		return 0, framework.AsStatus(err)
 	}
+	return pl.score(s, pi, nodeInfo), nil
+}
+
+// score is Score once the state is read.
+func (pl *Plugin) score(s *preScoreState, pi *framework.PodInfo, nodeInfo *framework.NodeInfo) int64 {
 	if raw, ok := s.fast.next(nodeInfo); ok {
-		return raw, nil
+		return raw
 	}
 	node := nodeInfo.Node
 	if s.ignoredNodes.Has(node.Name) {
-		return 0, nil
+		return 0
 	}
 	var score float64
 	p := s.ix.position(nodeInfo)
@@ -225,7 +230,7 @@ func (pl *Plugin) Score(cs *framework.CycleState, pi *framework.PodInfo, nodeInf
 		}
 		score += scoreForCount(count, c.MaxSkew, s.topologyNormalizingWeight[i])
 	}
-	return int64(math.Round(score)), nil
+	return roundScore(score)
 }
 
 // countOnNode is countPodsMatchSelector(nodeInfo.Pods, constraint i) through
@@ -342,8 +347,10 @@ func (pl *Plugin) NormalizeScore(cs *framework.CycleState, _ *framework.PodInfo,
 	}
 	var minScore int64 = math.MaxInt64
 	var maxScore int64
+	// Without ignored nodes the names need not be read (NormalizeReadsNames).
+	anyIgnored := s.ignoredNodes.Len() > 0
 	for i := range scores {
-		if s.ignoredNodes.Has(scores[i].Name) {
+		if anyIgnored && s.ignoredNodes.Has(scores[i].Name) {
 			scores[i].Score = invalidScore
 			continue
 		}

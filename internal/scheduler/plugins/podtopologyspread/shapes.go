@@ -45,6 +45,9 @@ type selections struct {
 	key    strings.Builder
 	at     []int32
 	scores scoreBuffer
+	// labels holds PreScore's indexed label readers by constraint keys
+	// (score_nodes.go).
+	labels map[string]*indexedLabels
 }
 
 // maxSelectionCells bounds the per-node counters (4 bytes each) one
@@ -79,6 +82,7 @@ func newSelections(x *helper.ClassDomainIndex) *selections {
 func (s *selections) reset() {
 	s.byKey = map[string]*selection{}
 	s.list, s.byClass, s.seen, s.cells, s.included, s.affinity = nil, nil, nil, 0, nil, nil
+	s.labels = nil
 }
 
 // picks reports whether the selection counts pods of class pc.

@@ -29,6 +29,8 @@ type TaintToleration struct {
 	// tbl and memo answer nodes by taint class (table.go).
 	tbl  *taintTable
 	memo filterMemo
+	// scores keeps Score's counts per taint class across pods (score_nodes.go).
+	scores scoreMemo
 }
 
 // New builds the plugin; the reason text follows the cluster's version.
@@ -95,10 +97,7 @@ func (pl *TaintToleration) PreScore(state *framework.CycleState, pod *framework.
 	}
 	ps := &preScoreState{tolerationsPreferNoSchedule: tols}
 	if tbl := pl.table(); tbl != nil {
-		ps.tbl, ps.byClass = tbl, make([]int64, len(tbl.taints))
-		for i := range ps.byClass {
-			ps.byClass[i] = -1
-		}
+		ps.tbl, ps.byClass = tbl, pl.scores.counts(tbl, tols)
 	}
 	state.Write(preScoreStateKey, ps)
 	return nil
@@ -110,14 +109,20 @@ func (pl *TaintToleration) Score(state *framework.CycleState, pod *framework.Pod
 	if !ok {
 		return 0, framework.AsStatus(fmt.Errorf("reading %q from cycleState: not found", preScoreStateKey))
 	}
+	return s.score(nodeInfo), nil
+}
+
+// score is Score once the state is read: by taint class when the node has
+// one, from its own taints otherwise.
+func (s *preScoreState) score(nodeInfo *framework.NodeInfo) int64 {
 	c := s.tbl.class(nodeInfo)
 	if c < 0 {
-		return s.count(nodeInfo.Node.Spec.Taints), nil
+		return s.count(nodeInfo.Node.Spec.Taints)
 	}
 	if s.byClass[c] < 0 {
 		s.byClass[c] = s.count(s.tbl.taints[c])
 	}
-	return s.byClass[c], nil
+	return s.byClass[c]
 }
 
 // count is how many PreferNoSchedule taints the tolerations leave untolerated.

@@ -1,0 +1,54 @@
+package podtopologyspread
+
+import (
+	"encoding/binary"
+
+	"github.com/berth-sim/berth/internal/scheduler/framework"
+)
+
+// ScoreNodes is Score over every node, in order, reading the state once
+// (framework.BatchScorePlugin); the fast path's raw scores are handed out
+// as the sequential calls would take them.
+func (pl *Plugin) ScoreNodes(cs *framework.CycleState, pi *framework.PodInfo, nodes []*framework.NodeInfo, scores framework.NodeScoreList) *framework.Status {
+	if len(nodes) == 0 {
+		return nil
+	}
+	s, err := pl.preScoreStateOf(cs)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	for i, ni := range nodes {
+		scores[i].Score = pl.score(s, pi, ni)
+	}
+	return nil
+}
+
+// NormalizeReadsNames: NormalizeScore reads the names only to find the
+// ignored nodes (framework.NameBlindNormalizer).
+func (pl *Plugin) NormalizeReadsNames(cs *framework.CycleState) bool {
+	s, err := pl.preScoreStateOf(cs)
+	return err != nil || s.ignoredNodes.Len() > 0
+}
+
+// indexedLabelsFor is newIndexedLabels(cs), kept for the index's lifetime
+// by the constraints' topology keys: everything it holds (node positions,
+// the nodes carrying every key, value ids and names) is the index's and
+// fixed until the index resets, which drops the selections and this with
+// them. Must be called with pl.mu held; the result is only read.
+func (pl *Plugin) indexedLabelsFor(cs []constraint) *indexedLabels {
+	sels := pl.selectionsLocked()
+	var b []byte
+	for i := range cs {
+		b = binary.AppendUvarint(b, uint64(len(cs[i].TopologyKey)))
+		b = append(b, cs[i].TopologyKey...)
+	}
+	if ix, ok := sels.labels[string(b)]; ok {
+		return ix
+	}
+	ix := pl.newIndexedLabels(cs)
+	if sels.labels == nil {
+		sels.labels = map[string]*indexedLabels{}
+	}
+	sels.labels[string(b)] = ix
+	return ix
+}
