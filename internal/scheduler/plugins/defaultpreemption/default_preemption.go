@@ -161,6 +161,27 @@ func NumCandidates(n int) int {
 // Unschedulable, in node-tree order: the ones preemption may help.
 func potentialNodes(nodes []*framework.NodeInfo, filtered framework.NodeToStatus) []*framework.NodeInfo {
 	var potential []*framework.NodeInfo
+	if p := filtered.ByPosition; p != nil && len(p.Status) == len(nodes) && filtered.Absent.Code() != framework.Unschedulable {
+		// Positions are nodes' own: the explicit Unschedulable ones, in
+		// order, without looking up each node's name. The names are
+		// compared only for the nodes taken, in case the list differs.
+		for i, st := range p.Status {
+			if st.Code() != framework.Unschedulable {
+				continue
+			}
+			if nodes[i].Name() != p.Names[i] {
+				return potentialByName(nodes, filtered)
+			}
+			potential = append(potential, nodes[i])
+		}
+		return potential
+	}
+	return potentialByName(nodes, filtered)
+}
+
+// potentialByName is potentialNodes reading each node's status by name.
+func potentialByName(nodes []*framework.NodeInfo, filtered framework.NodeToStatus) []*framework.NodeInfo {
+	var potential []*framework.NodeInfo
 	for _, ni := range nodes {
 		if helper.StatusOf(filtered, ni.Name()).Code() == framework.Unschedulable {
 			potential = append(potential, ni)

@@ -44,6 +44,9 @@ type preFilterState struct {
 	framework.Resource
 	// scoreMilliCPU and scoreMemory are the pod's request as Score sees it.
 	scoreMilliCPU, scoreMemory int64
+	// scalars is Filter's view of the scalar resources (fitscalars.go);
+	// nil without any.
+	scalars *scalarFilter
 }
 
 func (s *preFilterState) Clone() framework.StateData { return s }
@@ -51,7 +54,8 @@ func (s *preFilterState) Clone() framework.StateData { return s }
 // PreFilter records the pod's effective request, and the one Score uses.
 func (f *Fit) PreFilter(state *framework.CycleState, pod *framework.PodInfo, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	cpu, mem := scoreRequest(pod)
-	state.Write(preFilterStateKey, &preFilterState{Resource: pod.Requests, scoreMilliCPU: cpu, scoreMemory: mem})
+	state.Write(preFilterStateKey, &preFilterState{Resource: pod.Requests, scoreMilliCPU: cpu, scoreMemory: mem,
+		scalars: newScalarFilter(&pod.Requests)})
 	return nil, nil
 }
 
@@ -95,6 +99,9 @@ func (f *Fit) Filter(state *framework.CycleState, pod *framework.PodInfo, nodeIn
 	req := &pod.Requests
 	if s, ok := state.Read(preFilterStateKey).(*preFilterState); ok {
 		req = &s.Resource
+		if s.scalars != nil {
+			return f.filterScalars(s.scalars, req, nodeInfo)
+		}
 	}
 	if len(req.ScalarResources) > 0 {
 		return f.filterWithScalars(req, nodeInfo)

@@ -5,9 +5,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
@@ -126,5 +129,32 @@ func BenchmarkFilterScore(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFirstUntoleratedMatchesHelper checks the copy-free search against
+// component-helpers' FindMatchingUntoleratedTaint with the scheduler's
+// NoSchedule/NoExecute filter, for random taint lists and tolerations
+// (operators, effects, values, empty keys).
+func TestFirstUntoleratedMatchesHelper(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	keys := []string{"gpu", "spot", ""}
+	effects := []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute, v1.TaintEffectPreferNoSchedule, ""}
+	for round := 0; round < 20000; round++ {
+		var taints []v1.Taint
+		for j := r.IntN(5); j > 0; j-- {
+			taints = append(taints, v1.Taint{Key: keys[r.IntN(2)], Value: []string{"", "a", "b"}[r.IntN(3)], Effect: effects[r.IntN(3)]})
+		}
+		var tols []v1.Toleration
+		for j := r.IntN(4); j > 0; j-- {
+			tol := v1.Toleration{Key: keys[r.IntN(3)], Operator: []v1.TolerationOperator{v1.TolerationOpEqual, v1.TolerationOpExists, ""}[r.IntN(3)],
+				Value: []string{"", "a", "b"}[r.IntN(3)], Effect: effects[r.IntN(4)]}
+			tols = append(tols, tol)
+		}
+		want, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), taints, tols, helper.DoNotScheduleTaints, false)
+		got := firstUntolerated(taints, tols)
+		if (got != nil) != untolerated || (got != nil && *got != want) {
+			t.Fatalf("round %d taints %v tolerations %v: got %v, helper %v %v", round, taints, tols, got, want, untolerated)
+		}
 	}
 }

@@ -29,6 +29,8 @@ type TaintToleration struct {
 	// tbl and memo answer nodes by taint class (table.go).
 	tbl  *taintTable
 	memo filterMemo
+	// untolerated is the shared rejection when the reason names no taint.
+	untolerated *framework.Status
 }
 
 // New builds the plugin; the reason text follows the cluster's version.
@@ -59,11 +61,36 @@ func (pl *TaintToleration) Filter(_ *framework.CycleState, pod *framework.PodInf
 }
 
 func (pl *TaintToleration) filter(taints []v1.Taint, pod *v1.Pod) *framework.Status {
-	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), taints, pod.Spec.Tolerations, helper.DoNotScheduleTaints, false)
-	if !untolerated {
+	taint := firstUntolerated(taints, pod.Spec.Tolerations)
+	if taint == nil {
 		return nil
 	}
-	return framework.NewStatus(framework.UnschedulableAndUnresolvable, pl.untoleratedReason(&taint))
+	if !pl.keyValueText {
+		// The reason names no taint: one status serves every rejection
+		// (statuses are not changed once made, but for the plugin's name).
+		if pl.untolerated == nil {
+			pl.untolerated = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUntolerated)
+		}
+		return pl.untolerated
+	}
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, pl.untoleratedReason(taint))
+}
+
+// firstUntolerated is FindMatchingUntoleratedTaint with the NoSchedule and
+// NoExecute filter, without copying the filtered taints into a new list
+// (each pod meets hundreds of taint lists in a failed cycle): the first such
+// taint no toleration tolerates, or nil (docs/scheduler.md#taints-by-taint-list).
+func firstUntolerated(taints []v1.Taint, tolerations []v1.Toleration) *v1.Taint {
+	for i := range taints {
+		t := &taints[i]
+		if !helper.DoNotScheduleTaints(t) {
+			continue
+		}
+		if !corev1helpers.TolerationsTolerateTaint(logr.Discard(), tolerations, t, false) {
+			return t
+		}
+	}
+	return nil
 }
 
 func (pl *TaintToleration) untoleratedReason(taint *v1.Taint) string {
