@@ -73,10 +73,10 @@ func (f *fastFilter) filter(s *preFilterState, pi *framework.PodInfo, ni *framew
 		c := &s.constraints[i]
 		id := f.ids[i][p]
 		if id < 0 {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch), true
+			return s.rejection(0), true
 		}
 		if f.counts[i][id]+s.self(i, pi)-s.minMatchNum(i, c.MinDomains) > int(c.MaxSkew) {
-			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch), true
+			return s.rejection(1), true
 		}
 	}
 	return nil, true

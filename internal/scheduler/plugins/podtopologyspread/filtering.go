@@ -72,6 +72,26 @@ type preFilterState struct {
 	// fast answers Filter for snapshot nodes (fastfilter.go); nil once
 	// the counts change.
 	fast *fastFilter
+	// rejections are Filter's two statuses (missing label, skew), made on
+	// first use and shared by every node of the cycle and by clones: a
+	// failed cycle's message counts statuses by object first.
+	rejections *[2]*framework.Status
+}
+
+// rejection returns the cycle's shared status: k 0 for a missing topology
+// label (unresolvable), 1 for a skew over maxSkew.
+func (s *preFilterState) rejection(k int) *framework.Status {
+	if s.rejections == nil {
+		s.rejections = &[2]*framework.Status{}
+	}
+	if s.rejections[k] == nil {
+		if k == 0 {
+			s.rejections[k] = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+		} else {
+			s.rejections[k] = framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
+		}
+	}
+	return s.rejections[k]
 }
 
 // Clone copies the critical paths and the overlay of edits; PreFilter's
@@ -87,6 +107,7 @@ func (s *preFilterState) Clone() framework.StateData {
 		criticalPaths:     make([]*criticalPaths, len(s.criticalPaths)),
 		tpValueToMatchNum: s.tpValueToMatchNum,
 		overlay:           cloneOverlay(s.overlay),
+		rejections:        s.rejections,
 	}
 	for i, p := range s.criticalPaths {
 		cp := *p
@@ -317,11 +338,11 @@ func (pl *Plugin) Filter(cs *framework.CycleState, pi *framework.PodInfo, nodeIn
 		c := &s.constraints[i]
 		value, ok := node.Labels[c.TopologyKey]
 		if !ok {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+			return s.rejection(0)
 		}
 		skew := s.count(i, value) + s.self(i, pi) - s.minMatchNum(i, c.MinDomains)
 		if skew > int(c.MaxSkew) {
-			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
+			return s.rejection(1)
 		}
 	}
 	return nil
