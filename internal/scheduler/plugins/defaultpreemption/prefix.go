@@ -39,14 +39,8 @@ func (pl *DefaultPreemption) SelectVictims(state *framework.CycleState, pod *fra
 		return pl.SelectVictimsOnNode(state.Clone(), pod, ni.Clone(), pdbs)
 	}
 	prio := corev1helpers.PodPriority(pod.Pod)
-	trial := ni.Clone()
-	var potential []*framework.PodInfo
-	for _, p := range ni.Pods {
-		if corev1helpers.PodPriority(p.Pod) < prio {
-			trial.RemovePod(p.Pod)
-			potential = append(potential, p)
-		}
-	}
+	// The copy without the lower-priority pods, made in one pass.
+	trial, potential := ni.CloneWithout(func(p *framework.PodInfo) bool { return corev1helpers.PodPriority(p.Pod) < prio })
 	if len(potential) == 0 {
 		return nil, 0, framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
 	}

@@ -69,6 +69,11 @@ type preFilterState struct {
 	// (overlay.go), which Filter reads first; it is nil on the main cycle.
 	tpValueToMatchNum []map[string]int
 	overlay           []countOverlay
+	// idCounts[i], when the counting pass made it, is tpValueToMatchNum[i]
+	// by the index's value ids (0 for values that are no domain), with
+	// criticalPaths[i] already set; buildFastFilter takes it as is rather
+	// than looking every domain up. PreFilter drops it once used.
+	idCounts [][]int
 	// fast answers Filter for snapshot nodes (fastfilter.go); nil once
 	// the counts change.
 	fast *fastFilter
@@ -194,6 +199,7 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 	// buildFastFilter finds the critical paths in the same pass over the
 	// counts that renumbers them; initCriticalPaths does it otherwise.
 	s.fast = pl.buildFastFilter(s, nodes)
+	s.idCounts = nil
 	s.initCriticalPaths()
 	cs.Write(preFilterStateKey, s)
 	return nil, nil
@@ -260,10 +266,21 @@ func (pl *Plugin) countFromIndex(s *preFilterState, pod *v1.Pod, nodes []*framew
 	}
 	sort.Strings(keys)
 	classes := pl.index.Classes()
+	s.idCounts = make([][]int, len(s.constraints))
 	for i := range s.constraints {
 		sel := s.constraints[i].Selector
 		kd := pl.index.KeyWithin(s.constraints[i].TopologyKey, keys)
 		m := kd.ZeroCounts()
+		// When every value of the key is a domain (the domains are the
+		// values of nodes carrying all keys: as many means the same), the
+		// counts are also kept by value id (idCounts).
+		var byID []int
+		var idOf map[string]int32
+		names := pl.index.ValueNames(s.constraints[i].TopologyKey)
+		if len(names) == len(m) && pl.index.NumNodes() == len(nodes) {
+			_, idOf = pl.index.ValueIDs(s.constraints[i].TopologyKey)
+			byID = make([]int, len(names))
+		}
 		if !sel.Empty() {
 			for c, counts := range kd.ByClass {
 				if len(counts) == 0 {
@@ -275,10 +292,25 @@ func (pl *Plugin) countFromIndex(s *preFilterState, pod *v1.Pod, nodes []*framew
 				}
 				for v, n := range counts {
 					m[v] += int(n)
+					if byID != nil {
+						id, ok := idOf[v]
+						if !ok {
+							byID = nil
+							continue
+						}
+						byID[id] += int(n)
+					}
 				}
 			}
 		}
 		s.tpValueToMatchNum[i] = m
+		if byID != nil {
+			p := newCriticalPaths()
+			for id, v := range names {
+				p.offer(id, v, byID[id])
+			}
+			s.criticalPaths[i], s.idCounts[i] = p, byID
+		}
 	}
 	return true
 }
