@@ -55,6 +55,8 @@ type Diagnosis struct {
 	// names the plugin); nodes not listed got Absent (nil: they were not
 	// examined because enough feasible nodes were found). After a successful
 	// attempt it, Feasible, Scores and Totals are only kept with RecordScores.
+	// Without RecordScores a failed attempt keeps the statuses by position
+	// (ByPosition), which LastDiagnosis turns into the map.
 	NodeToStatus framework.NodeToStatus
 	// PreFilterStatus is set when PreFilter rejected the pod for all nodes.
 	PreFilterStatus *framework.Status

@@ -19,7 +19,7 @@ type scalarRequest struct {
 }
 
 // scalarFilter is Filter's per-cycle view of a request with scalar
-// resources (docs/scheduler.md#fit-with-extended-resources): the scalars
+// resources (docs/scheduler.md#failed-cycles-by-position): the scalars
 // in Fits' order (by name), sorted once per cycle rather than once per
 // node, and the statuses made so far by set of failing resources.
 type scalarFilter struct {

@@ -54,6 +54,16 @@ func TestTaintClassesMatchPerNode(t *testing.T) {
 		}
 		pods = append(pods, framework.NewPodInfo(p, true))
 	}
+	// Pods of one template: other objects, equal tolerations (they share
+	// a memo), and one whose tolerations differ only in a value.
+	for i := 0; i < 10; i++ {
+		p := plugintest.SizedPod(fmt.Sprintf("copy%d", i), "", "")
+		p.Spec.Tolerations = append([]v1.Toleration(nil), pods[i].Pod.Spec.Tolerations...)
+		if i == 9 && len(p.Spec.Tolerations) > 0 {
+			p.Spec.Tolerations[0].Value += "x"
+		}
+		pods = append(pods, framework.NewPodInfo(p, true))
+	}
 	for _, version := range []string{"1.33", "1.36"} {
 		h := plugintest.NewHandle(nodes, nil)
 		h.Feats = plugintest.NewVersionHandle(version, nil).Feats
@@ -121,7 +131,7 @@ func BenchmarkFilterScore(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				cs := framework.NewCycleState()
 				pl.PreScore(cs, pi, h.NodeInfos)
-				pl.memo = filterMemo{}
+				pl.memo, pl.memos = nil, nil
 				for _, ni := range h.NodeInfos {
 					if pl.Filter(cs, pi, ni).IsSuccess() {
 						pl.Score(cs, pi, ni)

@@ -4,6 +4,7 @@ package tainttoleration
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -27,8 +28,12 @@ type TaintToleration struct {
 	keyValueText bool
 	handle       framework.Handle
 	// tbl and memo answer nodes by taint class (table.go).
-	tbl  *taintTable
-	memo filterMemo
+	tbl *taintTable
+	// memo is the memo of the pod last filtered, memos every memo of the
+	// snapshot by tolerations (tolerationsKey); key is scratch space.
+	memo  *filterMemo
+	memos map[string]*filterMemo
+	key   strings.Builder
 	// untolerated is the shared rejection when the reason names no taint.
 	untolerated *framework.Status
 }
@@ -79,7 +84,7 @@ func (pl *TaintToleration) filter(taints []v1.Taint, pod *v1.Pod) *framework.Sta
 // firstUntolerated is FindMatchingUntoleratedTaint with the NoSchedule and
 // NoExecute filter, without copying the filtered taints into a new list
 // (each pod meets hundreds of taint lists in a failed cycle): the first such
-// taint no toleration tolerates, or nil (docs/scheduler.md#taints-by-taint-list).
+// taint no toleration tolerates, or nil (docs/scheduler.md#failed-cycles-by-position).
 func firstUntolerated(taints []v1.Taint, tolerations []v1.Toleration) *v1.Taint {
 	for i := range taints {
 		t := &taints[i]
