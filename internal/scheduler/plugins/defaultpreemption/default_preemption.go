@@ -56,6 +56,8 @@ type DefaultPreemption struct {
 	runner Runner
 	// lowest lets a pod that no pod could make room for skip the dry run (lowest.go).
 	lowest lowestPriority
+	// trials keeps the dry run's node copies for the snapshot (trials.go).
+	trials trialCopies
 }
 
 // New builds the plugin; h should also implement Runner.

@@ -38,9 +38,10 @@ func (pl *DefaultPreemption) SelectVictims(state *framework.CycleState, pod *fra
 	if !ok || !prefix {
 		return pl.SelectVictimsOnNode(state.Clone(), pod, ni.Clone(), pdbs)
 	}
-	prio := corev1helpers.PodPriority(pod.Pod)
-	// The copy without the lower-priority pods, made in one pass.
-	trial, potential := ni.CloneWithout(func(p *framework.PodInfo) bool { return corev1helpers.PodPriority(p.Pod) < prio })
+	// The copy without the lower-priority pods, made in one pass, or the
+	// one an earlier pod of the same priority had made of the unchanged
+	// node (trials.go); a shared copy is only read until it fits.
+	trial, potential, shared := pl.trials.get(pl.handle, ni, corev1helpers.PodPriority(pod.Pod))
 	if len(potential) == 0 {
 		return nil, 0, framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
 	}
@@ -53,5 +54,12 @@ func (pl *DefaultPreemption) SelectVictims(state *framework.CycleState, pod *fra
 			return nil, 0, asError(st)
 		}
 	}
-	return pl.victimsAfterRemoval(edited, pod, trial, potential, pdbs)
+	if st := pl.runner.RunFilterPluginsWithNominatedPods(edited, pod, trial); !st.IsSuccess() {
+		return nil, 0, st
+	}
+	if shared {
+		// The reprieves add pods back to the copy and sort the list.
+		trial, potential = trial.Clone(), append([]*framework.PodInfo(nil), potential...)
+	}
+	return pl.reprieveVictims(edited, pod, trial, potential, pdbs)
 }
