@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
@@ -52,6 +53,45 @@ func TestPotentialNodesByPosition(t *testing.T) {
 			if got[i] != want[i] {
 				t.Fatalf("round %d: potential[%d] %s by position, %s by name", round, i, got[i].Name(), want[i].Name())
 			}
+		}
+	}
+}
+
+// TestCountedReasonsMatchStatusMap renders the no-candidate message from
+// reasons summed over the dry run's list (countReasons) and from the same
+// statuses kept by node name, for random lists sharing status objects.
+func TestCountedReasonsMatchStatusMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	var nodes []*v1.Node
+	for i := 0; i < 30; i++ {
+		nodes = append(nodes, plugintest.SizedNode(fmt.Sprintf("n%02d", i), "1", "1Gi", 10))
+	}
+	nis := plugintest.NodeInfos(plugintest.NewVersionHandle("1.36", nil).Feats, nodes)
+	shared := []*framework.Status{
+		framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims),
+		framework.NewStatus(framework.Unschedulable, "node(s) didn't match pod topology spread constraints"),
+		framework.NewStatus(framework.Unschedulable, "Insufficient cpu", "Too many pods"),
+	}
+	for round := 0; round < 300; round++ {
+		var list []nodeStatus
+		byName := map[string]*framework.Status{}
+		for _, ni := range nis {
+			if r.IntN(3) == 0 {
+				continue
+			}
+			st := shared[r.IntN(len(shared))]
+			if r.IntN(4) == 0 {
+				st = framework.NewStatus(framework.Unschedulable, fmt.Sprintf("reason %d", r.IntN(3)))
+			}
+			list = append(list, nodeStatus{ni, st})
+			byName[ni.Name()] = st
+		}
+		absent := framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNotHelpful)
+		want := helper.FitError{NumAllNodes: len(nis), NodeToStatus: framework.NodeToStatus{Statuses: byName, Absent: absent}}
+		got := helper.FitError{NumAllNodes: len(nis), NodeToStatus: framework.NodeToStatus{Absent: absent},
+			Counted: countReasons(list), CountedNodes: len(list)}
+		if g, w := got.Error(), want.Error(); g != w {
+			t.Fatalf("round %d: counted %q, by name %q", round, g, w)
 		}
 	}
 }

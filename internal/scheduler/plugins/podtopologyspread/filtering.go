@@ -78,8 +78,9 @@ type preFilterState struct {
 	// the counts change.
 	fast *fastFilter
 	// rejections are Filter's two statuses (missing label, skew), made on
-	// first use and shared by every node of the cycle and by clones: a
-	// failed cycle's message counts statuses by object first.
+	// first use and shared by every node of the cycle and by clones (the
+	// array is PreFilter's): a failed cycle's message counts statuses by
+	// object first.
 	rejections *[2]*framework.Status
 }
 
@@ -181,6 +182,7 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 		constraints:       constraints,
 		criticalPaths:     make([]*criticalPaths, len(constraints)),
 		tpValueToMatchNum: make([]map[string]int, len(constraints)),
+		rejections:        &[2]*framework.Status{},
 	}
 	for i := range constraints {
 		s.tpValueToMatchNum[i] = make(map[string]int)
