@@ -26,6 +26,9 @@ const preFilterStateKey framework.StateKey = "PreFilter" + FitName
 // over cpu and memory, weight 1 each.
 type Fit struct {
 	unresolvable bool
+	handle       framework.Handle
+	// columns keeps scalar resources' amounts by node position (fitscalars.go).
+	columns scalarColumns
 	// rejections shares Filter's statuses of the common resources, by code
 	// (Unschedulable, U&U) and set of failing resources: a status is never
 	// changed after it is made, but for being tagged with this plugin's name.
@@ -35,7 +38,7 @@ type Fit struct {
 // NewFit builds the plugin; from 1.34 a request above the node's allocatable
 // is unresolvable (preemption cannot help).
 func NewFit(h framework.Handle) framework.Plugin {
-	return &Fit{unresolvable: h.Features().InsufficientUnresolvable}
+	return &Fit{unresolvable: h.Features().InsufficientUnresolvable, handle: h}
 }
 
 func (*Fit) Name() string { return FitName }
@@ -54,8 +57,9 @@ func (s *preFilterState) Clone() framework.StateData { return s }
 // PreFilter records the pod's effective request, and the one Score uses.
 func (f *Fit) PreFilter(state *framework.CycleState, pod *framework.PodInfo, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	cpu, mem := scoreRequest(pod)
-	state.Write(preFilterStateKey, &preFilterState{Resource: pod.Requests, scoreMilliCPU: cpu, scoreMemory: mem,
-		scalars: newScalarFilter(&pod.Requests)})
+	sf := newScalarFilter(&pod.Requests)
+	f.columnsFor(sf)
+	state.Write(preFilterStateKey, &preFilterState{Resource: pod.Requests, scoreMilliCPU: cpu, scoreMemory: mem, scalars: sf})
 	return nil, nil
 }
 

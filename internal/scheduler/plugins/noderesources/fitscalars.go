@@ -24,6 +24,10 @@ type scalarRequest struct {
 // node, and the statuses made so far by set of failing resources.
 type scalarFilter struct {
 	scalars []scalarRequest
+	// list is the handle's node list and cols[i] the column of scalars[i]
+	// over it (nil without a handle).
+	list []*framework.NodeInfo
+	cols []*scalarColumn
 	// rejections is keyed by the failing set: bits 0-3 the common reasons
 	// (commonReasons' index), bit 4+i the i-th scalar, bit 63 U&U.
 	rejections map[uint64]*framework.Status
@@ -62,8 +66,18 @@ func (f *Fit) filterScalars(sf *scalarFilter, req *framework.Resource, nodeInfo 
 	check(reasonCPU, req.MilliCPU, alloc.MilliCPU, used.MilliCPU)
 	check(reasonMemory, req.Memory, alloc.Memory, used.Memory)
 	check(reasonEphemeralStorage, req.EphemeralStorage, alloc.EphemeralStorage, used.EphemeralStorage)
+	p := int(nodeInfo.Index)
+	listed := sf.cols != nil && p >= 0 && p < len(sf.list) && sf.list[p] == nodeInfo
 	for i, s := range sf.scalars {
 		if s.want <= 0 {
+			continue
+		}
+		if listed {
+			e := &sf.cols[i].at[p]
+			if e.node != nodeInfo || e.gen != nodeInfo.Generation {
+				*e = scalarAmounts{nodeInfo, nodeInfo.Generation, alloc.ScalarResources[s.name], used.ScalarResources[s.name]}
+			}
+			check(4+i, s.want, e.alloc, e.used)
 			continue
 		}
 		check(4+i, s.want, alloc.ScalarResources[s.name], used.ScalarResources[s.name])
@@ -91,4 +105,48 @@ func (f *Fit) filterScalars(sf *scalarFilter, req *framework.Resource, nodeInfo 
 	}
 	sf.rejections[mask] = st
 	return st
+}
+
+// scalarColumn holds one scalar resource's allocatable and requested
+// amounts for each node of a list, by position, as last read: the amounts
+// stand while the position holds the same NodeInfo at the same Generation
+// (every change to a NodeInfo's pods or node moves it). A failed cycle
+// reads them on every node; two string-keyed map reads per resource and
+// node become one slot read.
+type scalarColumn struct {
+	at []scalarAmounts
+}
+
+type scalarAmounts struct {
+	node        *framework.NodeInfo
+	gen         int64
+	alloc, used int64
+}
+
+// scalarColumns keeps the columns for the handle's current node list.
+type scalarColumns struct {
+	list []*framework.NodeInfo
+	cols map[v1.ResourceName]*scalarColumn
+}
+
+// columnsFor fills sf.list and sf.cols from the handle's node list,
+// starting afresh for another list.
+func (f *Fit) columnsFor(sf *scalarFilter) {
+	if f.handle == nil || sf == nil {
+		return
+	}
+	list := f.handle.Nodes()
+	c := &f.columns
+	if c.cols == nil || len(c.list) != len(list) || (len(list) > 0 && &c.list[0] != &list[0]) {
+		c.list, c.cols = list, map[v1.ResourceName]*scalarColumn{}
+	}
+	sf.list, sf.cols = list, make([]*scalarColumn, len(sf.scalars))
+	for i, s := range sf.scalars {
+		col := c.cols[s.name]
+		if col == nil {
+			col = &scalarColumn{at: make([]scalarAmounts, len(list))}
+			c.cols[s.name] = col
+		}
+		sf.cols[i] = col
+	}
 }

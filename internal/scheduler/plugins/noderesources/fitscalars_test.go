@@ -43,9 +43,50 @@ func TestScalarFilterMatchesFits(t *testing.T) {
 		nodes = append(nodes, ni)
 	}
 	checked := 0
-	for _, unresolvable := range []bool{false, true} {
-		f := &Fit{unresolvable: unresolvable}
+	for i, ni := range nodes {
+		ni.Index, ni.Generation = int32(i), 1
+	}
+	for _, withList := range []bool{false, true} {
+		for _, unresolvable := range []bool{false, true} {
+			f := &Fit{unresolvable: unresolvable}
+			if withList {
+				// Amounts by position: the list is the handle's; nodes
+				// change between rounds (their Generation moves), and
+				// one position gets another NodeInfo.
+				f.handle = &listHandle{nodes: nodes}
+			}
+			checked += scalarRounds(t, r, f, nodes, res, names)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("nothing checked")
+	}
+}
+
+// listHandle is a Handle that only lists nodes.
+type listHandle struct {
+	framework.Handle
+	nodes []*framework.NodeInfo
+}
+
+func (h *listHandle) Nodes() []*framework.NodeInfo { return h.nodes }
+
+func scalarRounds(t *testing.T, r *rand.Rand, f *Fit, nodes []*framework.NodeInfo, res func(int64, float64) framework.Resource, names []v1.ResourceName) int {
+	checked := 0
+	unresolvable := f.unresolvable
+	{
 		for round := 0; round < 400; round++ {
+			if round%10 == 5 {
+				k := r.IntN(len(nodes))
+				ni := nodes[k]
+				if r.IntN(3) == 0 {
+					// Another NodeInfo at the position, at the same Generation.
+					nodes[k] = &framework.NodeInfo{Allocatable: res(8, 0.6), Requested: res(6, 0.5), Index: ni.Index, Generation: ni.Generation}
+				} else {
+					ni.Requested = res(6, 0.5)
+					ni.Generation++
+				}
+			}
 			req := res(5, 0.5)
 			if len(req.ScalarResources) == 0 {
 				req.ScalarResources = map[v1.ResourceName]int64{names[r.IntN(len(names))]: r.Int64N(3)}
@@ -63,7 +104,5 @@ func TestScalarFilterMatchesFits(t *testing.T) {
 			}
 		}
 	}
-	if checked == 0 {
-		t.Fatal("nothing checked")
-	}
+	return checked
 }
