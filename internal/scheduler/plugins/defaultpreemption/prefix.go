@@ -16,8 +16,15 @@ import (
 // with nominated pods answers on the same node with the state edited by the
 // extensions, because those plugins read only their own state, which the
 // extensions leave alone.
+//
+// RunFilterPluginsAfterPrefix is Filter with nominated pods on a node that
+// RunFilterPluginsBeforeExtensions decided nothing for: with no pod
+// nominated to the node (ok true) the plugins ahead of the extensions'
+// passed, and the extensions' edits do not reach them, so only the rest
+// run. ok is false when pods are nominated to the node.
 type PrefixFilterer interface {
 	RunFilterPluginsBeforeExtensions(state *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) (st *framework.Status, decided bool)
+	RunFilterPluginsAfterPrefix(state *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) (st *framework.Status, ok bool)
 }
 
 // SelectVictims is SelectVictimsOnNode(state.Clone(), pod, ni.Clone(),
@@ -54,7 +61,11 @@ func (pl *DefaultPreemption) SelectVictims(state *framework.CycleState, pod *fra
 			return nil, 0, asError(st)
 		}
 	}
-	if st := pl.runner.RunFilterPluginsWithNominatedPods(edited, pod, trial); !st.IsSuccess() {
+	st, ok := pf.RunFilterPluginsAfterPrefix(edited, pod, trial)
+	if !ok {
+		st = pl.runner.RunFilterPluginsWithNominatedPods(edited, pod, trial)
+	}
+	if !st.IsSuccess() {
 		return nil, 0, st
 	}
 	if shared {
