@@ -152,11 +152,21 @@ func (s *preFilterState) updateWithPod(updated, incoming *v1.Pod, node *v1.Node,
 	if !nodeHasAllKeys(node.Labels, s.constraints) {
 		return
 	}
-	required := nodeaffinity.GetRequiredNodeAffinity(incoming)
+	// The incoming pod's required node affinity is only read for a
+	// constraint that honours it: parsed then, once (preemption's dry run
+	// calls this for every pod it takes off every node it examines).
+	var required nodeaffinity.RequiredNodeAffinity
+	parsed := false
 	podLabels := labels.Set(updated.Labels)
 	for i := range s.constraints {
 		c := &s.constraints[i]
-		if !c.Selector.Matches(podLabels) || !c.matchNodeInclusionPolicies(incoming, node, required) {
+		if !c.Selector.Matches(podLabels) {
+			continue
+		}
+		if c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor && !parsed {
+			required, parsed = nodeaffinity.GetRequiredNodeAffinity(incoming), true
+		}
+		if !c.matchNodeInclusionPolicies(incoming, node, required) {
 			continue
 		}
 		v := node.Labels[c.TopologyKey]
