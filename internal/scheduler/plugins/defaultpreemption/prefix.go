@@ -48,11 +48,19 @@ func (pl *DefaultPreemption) SelectVictims(state *framework.CycleState, pod *fra
 	// The copy without the lower-priority pods, made in one pass, or the
 	// one an earlier pod of the same priority had made of the unchanged
 	// node (trials.go); a shared copy is only read until it fits.
-	trial, potential, shared := pl.trials.get(pl.handle, ni, corev1helpers.PodPriority(pod.Pod))
+	prio := corev1helpers.PodPriority(pod.Pod)
+	trial, potential, shared := pl.trials.get(pl.handle, ni, prio)
+	// A copy made here and only read is kept for later pods.
+	keep := func() {
+		if !shared {
+			pl.trials.put(ni, prio, trial, potential)
+		}
+	}
 	if len(potential) == 0 {
 		return nil, 0, framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
 	}
 	if st, decided := pf.RunFilterPluginsBeforeExtensions(state, pod, trial); decided {
+		keep()
 		return nil, 0, st
 	}
 	edited := state.Clone()
@@ -66,6 +74,7 @@ func (pl *DefaultPreemption) SelectVictims(state *framework.CycleState, pod *fra
 		st = pl.runner.RunFilterPluginsWithNominatedPods(edited, pod, trial)
 	}
 	if !st.IsSuccess() {
+		keep()
 		return nil, 0, st
 	}
 	if shared {

@@ -39,25 +39,34 @@ type trialCopy struct {
 const maxTrialCopies = 1 << 15
 
 // get returns ni without its pods of priority below prio, and those pods
-// in ni's order. shared is true when the copy may be handed out again: the
-// caller must not change it or the list.
+// in ni's order. shared is true when the copy is one kept for the
+// snapshot: the caller must not change it or the list. A copy made here
+// is the caller's, to edit or to hand to put once done reading it.
 func (t *trialCopies) get(h framework.Handle, ni *framework.NodeInfo, prio int32) (trial *framework.NodeInfo, potential []*framework.PodInfo, shared bool) {
-	drop := func(p *framework.PodInfo) bool { return corev1helpers.PodPriority(p.Pod) < prio }
-	log, ok := h.(helper.PodLog)
-	if !ok {
+	if log, ok := h.(helper.PodLog); ok {
+		id, _ := log.AddedPods()
+		if !t.valid || id != t.snapshot || len(t.byKey) >= maxTrialCopies {
+			t.snapshot, t.valid = id, true
+			if t.byKey == nil {
+				t.byKey = map[trialKey]*trialCopy{}
+			}
+			clear(t.byKey)
+		}
+		if c := t.byKey[trialKey{ni, prio}]; c != nil && c.gen == ni.Generation {
+			return c.node, c.potential, true
+		}
+	} else {
 		t.valid = false
-		trial, potential = ni.CloneWithout(drop)
-		return trial, potential, false
 	}
-	id, _ := log.AddedPods()
-	if !t.valid || id != t.snapshot || len(t.byKey) >= maxTrialCopies {
-		t.snapshot, t.valid, t.byKey = id, true, map[trialKey]*trialCopy{}
+	trial, potential = ni.CloneWithout(func(p *framework.PodInfo) bool { return corev1helpers.PodPriority(p.Pod) < prio })
+	return trial, potential, false
+}
+
+// put keeps a copy get made of ni, unchanged since, for later pods. Copies
+// the reprieves edited are never kept: a dry run that finds candidates
+// copies each node once, as it did before copies were kept.
+func (t *trialCopies) put(ni *framework.NodeInfo, prio int32, trial *framework.NodeInfo, potential []*framework.PodInfo) {
+	if t.valid {
+		t.byKey[trialKey{ni, prio}] = &trialCopy{gen: ni.Generation, node: trial, potential: potential}
 	}
-	key := trialKey{ni, prio}
-	if c := t.byKey[key]; c != nil && c.gen == ni.Generation {
-		return c.node, c.potential, true
-	}
-	trial, potential = ni.CloneWithout(drop)
-	t.byKey[key] = &trialCopy{gen: ni.Generation, node: trial, potential: potential}
-	return trial, potential, true
 }
