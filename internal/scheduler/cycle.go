@@ -55,6 +55,8 @@ type Diagnosis struct {
 	// names the plugin); nodes not listed got Absent (nil: they were not
 	// examined because enough feasible nodes were found). After a successful
 	// attempt it, Feasible, Scores and Totals are only kept with RecordScores.
+	// Without RecordScores a failed attempt keeps the statuses by position
+	// (ByPosition), which LastDiagnosis turns into the map.
 	NodeToStatus framework.NodeToStatus
 	// PreFilterStatus is set when PreFilter rejected the pod for all nodes.
 	PreFilterStatus *framework.Status
@@ -184,6 +186,9 @@ func (sc *Scheduler) scheduleOne(s *cluster.State, pi *framework.PodInfo) cycleR
 		diag.Message = err.Message()
 		return res
 	}
+	if len(feasible) == 0 && !sc.RecordScores && sc.rejectedByPosition(diag) {
+		return sc.fail(state, pi, res, &helper.FitError{NumAllNodes: len(allNodes), NodeToStatus: diag.NodeToStatus})
+	}
 	if len(feasible) == 0 || sc.RecordScores {
 		if len(diag.NodeToStatus.Statuses) == 0 {
 			diag.NodeToStatus.Statuses = make(map[string]*framework.Status, len(sc.rejected))
@@ -262,6 +267,26 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 	}
 	s.Scheduler.NextStartNodeIndex = (start + processed) % n
 	return feasible, nil
+}
+
+// rejectedByPosition records the cycle's rejections in diag by snapshot
+// position (framework.StatusesByPosition) rather than by name, unless some
+// rejected node has no position; false then, and nothing is recorded.
+// Only failed cycles of a scheduler that keeps no scores use it: those
+// diagnoses are read through LastDiagnosis, which turns them into the map.
+func (sc *Scheduler) rejectedByPosition(diag *Diagnosis) bool {
+	snap := sc.handle.snap
+	for _, r := range sc.rejected {
+		if r.pos < 0 || r.pos >= len(snap.names) {
+			return false
+		}
+	}
+	p := &framework.StatusesByPosition{Names: snap.names, Status: make([]*framework.Status, len(snap.names)), Count: len(sc.rejected)}
+	for _, r := range sc.rejected {
+		p.Status[r.pos] = r.status
+	}
+	diag.NodeToStatus.Statuses, diag.NodeToStatus.ByPosition = nil, p
+	return true
 }
 
 // staticCache returns the verdict cache for pod's template. Verdicts are

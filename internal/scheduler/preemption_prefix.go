@@ -24,6 +24,21 @@ func (h *handle) RunFilterPluginsBeforeExtensions(state *framework.CycleState, p
 	return nil, false
 }
 
+// RunFilterPluginsAfterPrefix implements defaultpreemption.PrefixFilterer:
+// Filter with nominated pods on ni once RunFilterPluginsBeforeExtensions
+// decided nothing there, for a node no pod is nominated to. The plugins
+// ahead of the first extension plugin passed on ni then, and the
+// extensions' edits do not reach them, so only the plugins from that one
+// on run. ok is false when pods are nominated to ni.
+func (h *handle) RunFilterPluginsAfterPrefix(state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo) (*framework.Status, bool) {
+	if len(h.sched.nominatedFor(ni.Node)) > 0 {
+		return nil, false
+	}
+	fw := h.fw
+	skip := fw.filterSkips(state)
+	return fw.runFilterRange(state, pod, ni, skip, fw.firstExtensionFilter(state, skip), len(fw.filter)), true
+}
+
 // firstExtensionFilter is the position of the first Filter plugin (not
 // skipped) whose PreFilter plugin has extensions, or len(fw.filter).
 func (fw *Framework) firstExtensionFilter(state *framework.CycleState, skip []bool) int {

@@ -77,7 +77,15 @@ func TestPrefixVerdictMatchesSelectVictimsOnNode(t *testing.T) {
 		}
 		for k := 0; k < 8; k++ {
 			pod := randomPreemptionPod(r, fmt.Sprintf("in%d", k))
-			pod.Spec.Priority = ptrTo(int32(500))
+			// Mostly one priority, so that later pods meet the node copies
+			// earlier ones left (shared until edited); now and then a pod
+			// is bound in between, which changes its node.
+			prio := []int32{500, 500, 500, 100}[r.IntN(4)]
+			pod.Spec.Priority = ptrTo(prio)
+			if k > 0 && r.IntN(3) == 0 {
+				bound := randomPreemptionPod(r, fmt.Sprintf("bound%d", k))
+				sc.handle.snap.AddPod(framework.NewPodInfo(bound, true), nodes[r.IntN(len(nodes))].Name)
+			}
 			pi := framework.NewPodInfo(pod, true)
 			state := framework.NewCycleState()
 			if _, st, _ := sc.fw.runPreFilterPlugins(state, pi, sc.handle.snap.nodes); !st.IsSuccess() {
@@ -93,7 +101,7 @@ func TestPrefixVerdictMatchesSelectVictimsOnNode(t *testing.T) {
 				compared++
 				trial := ni.Clone()
 				for _, p := range ni.Pods {
-					if *p.Pod.Spec.Priority < 500 {
+					if *p.Pod.Spec.Priority < prio {
 						trial.RemovePod(p.Pod)
 					}
 				}

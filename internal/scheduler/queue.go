@@ -223,9 +223,8 @@ func recordRejectors(q *cluster.QueuedPod, res cycleResult) {
 		for _, n := range d.NarrowingPlugins {
 			set[n] = true
 		}
-		for _, st := range d.NodeToStatus.Statuses {
-			add(st)
-		}
+		// The statuses may be kept by position (docs/scheduler.md#failed-cycles-by-position).
+		d.NodeToStatus.Each(func(_ string, st *framework.Status) { add(st) })
 	}
 	for n := range set {
 		q.Plugins = append(q.Plugins, n)

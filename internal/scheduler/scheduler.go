@@ -108,7 +108,14 @@ func (sc *Scheduler) Name() string { return sc.schedulerName }
 
 // LastDiagnosis returns the record of the pod's latest attempt in this
 // process, or nil.
-func (sc *Scheduler) LastDiagnosis(podKey string) *Diagnosis { return sc.diagnoses[podKey] }
+func (sc *Scheduler) LastDiagnosis(podKey string) *Diagnosis {
+	d := sc.diagnoses[podKey]
+	if d != nil && d.NodeToStatus.ByPosition != nil {
+		// Failed cycles keep their rejections by position (cycle.go).
+		d.NodeToStatus.Statuses, d.NodeToStatus.ByPosition = d.NodeToStatus.Map(), nil
+	}
+	return d
+}
 
 // ScoreWeights returns each Score plugin's weight by name, for reports that
 // show weighted scores; nil before the first Sync.

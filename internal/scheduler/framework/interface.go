@@ -92,10 +92,14 @@ type NodeScore struct {
 type NodeScoreList []NodeScore
 
 // NodeToStatus maps node names to their filter status; nodes not present get Absent.
+// The explicit statuses are in Statuses, or, when ByPosition is set, there
+// instead (nodestatus.go); readers go through Len, Lookup and Map.
 type NodeToStatus struct {
 	Statuses map[string]*Status
 	// Absent is the status of nodes excluded by a PreFilterResult.
 	Absent *Status
+	// ByPosition holds the explicit statuses by snapshot position.
+	ByPosition *StatusesByPosition
 }
 
 // Handle is what plugins may read beyond the pod and node in hand.

@@ -56,6 +56,8 @@ type DefaultPreemption struct {
 	runner Runner
 	// lowest lets a pod that no pod could make room for skip the dry run (lowest.go).
 	lowest lowestPriority
+	// trials keeps the dry run's node copies for the snapshot (trials.go).
+	trials trialCopies
 }
 
 // New builds the plugin; h should also implement Runner.
@@ -92,13 +94,16 @@ func (pl *DefaultPreemption) PostFilter(state *framework.CycleState, pod *framew
 	// A PreFilter rejection (Unschedulable: every node is potential) may
 	// have left later plugins without state, whose extensions then fail.
 	prefix := filtered.Absent == nil || filtered.Absent.Code() != framework.Unschedulable
-	candidates, statuses, err := pl.findCandidates(state, pod, nodes, potential, prefix)
+	candidates, rejected, err := pl.findCandidates(state, pod, nodes, potential, prefix)
 	if err != nil && len(candidates) == 0 {
 		return nil, framework.AsStatus(errors.New(preemptionMsgPrefix + err.Error()))
 	}
 	if len(candidates) == 0 {
-		statuses.Absent = framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNotHelpful)
-		fe := helper.FitError{NumAllNodes: len(nodes), NodeToStatus: statuses}
+		// The message counts the rejected nodes' reasons: summed here
+		// (each status object once) rather than kept by node name.
+		fe := helper.FitError{NumAllNodes: len(nodes),
+			NodeToStatus: framework.NodeToStatus{Absent: framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNotHelpful)},
+			Counted:      countReasons(rejected), CountedNodes: len(rejected)}
 		return &framework.PostFilterResult{}, framework.NewStatus(framework.Unschedulable, preemptionMsgPrefix+fe.Error())
 	}
 	best := PickOneNode(candidates, pl.runner.Now())
@@ -161,6 +166,27 @@ func NumCandidates(n int) int {
 // Unschedulable, in node-tree order: the ones preemption may help.
 func potentialNodes(nodes []*framework.NodeInfo, filtered framework.NodeToStatus) []*framework.NodeInfo {
 	var potential []*framework.NodeInfo
+	if p := filtered.ByPosition; p != nil && len(p.Status) == len(nodes) && filtered.Absent.Code() != framework.Unschedulable {
+		// Positions are nodes' own: the explicit Unschedulable ones, in
+		// order, without looking up each node's name. The names are
+		// compared only for the nodes taken, in case the list differs.
+		for i, st := range p.Status {
+			if st.Code() != framework.Unschedulable {
+				continue
+			}
+			if nodes[i].Name() != p.Names[i] {
+				return potentialByName(nodes, filtered)
+			}
+			potential = append(potential, nodes[i])
+		}
+		return potential
+	}
+	return potentialByName(nodes, filtered)
+}
+
+// potentialByName is potentialNodes reading each node's status by name.
+func potentialByName(nodes []*framework.NodeInfo, filtered framework.NodeToStatus) []*framework.NodeInfo {
+	var potential []*framework.NodeInfo
 	for _, ni := range nodes {
 		if helper.StatusOf(filtered, ni.Name()).Code() == framework.Unschedulable {
 			potential = append(potential, ni)
@@ -173,17 +199,17 @@ func potentialNodes(nodes []*framework.NodeInfo, filtered framework.NodeToStatus
 // are examined from a random offset, in node-tree order, until a
 // non-violating candidate exists and enough candidates were found. It
 // returns the candidates (non-violating first) and the status of every
-// potential node that is not one. prefix allows SelectVictims' cheaper
+// potential node examined that is not one, in the order examined. prefix allows SelectVictims' cheaper
 // verdict.
-func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *framework.PodInfo, nodes, potential []*framework.NodeInfo, prefix bool) ([]*Candidate, framework.NodeToStatus, error) {
-	statuses := framework.NodeToStatus{Statuses: map[string]*framework.Status{}}
+func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *framework.PodInfo, nodes, potential []*framework.NodeInfo, prefix bool) ([]*Candidate, []nodeStatus, error) {
 	if len(nodes) == 0 {
-		return nil, statuses, errors.New("no nodes available")
+		return nil, nil, errors.New("no nodes available")
 	}
 	if len(potential) == 0 {
-		return nil, statuses, nil
+		return nil, nil, nil
 	}
-	statuses.Statuses = make(map[string]*framework.Status, len(potential))
+	var statuses []nodeStatus
+	var noVictims *framework.Status
 	pdbs := pl.runner.PodDisruptionBudgets()
 	want := NumCandidates(len(potential))
 	offset := 0
@@ -212,7 +238,10 @@ func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *fr
 		if !lower {
 			// SelectVictimsOnNode's verdict without its copies: cloning the
 			// cycle state is the dry run's main cost and is wasted here.
-			statuses.Statuses[ni.Name()] = framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
+			if noVictims == nil {
+				noVictims = framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
+			}
+			statuses = append(statuses, nodeStatus{ni, noVictims})
 			continue
 		}
 		victims, violations, st := pl.SelectVictims(state, pod, ni, pdbs, prefix)
@@ -231,9 +260,33 @@ func (pl *DefaultPreemption) findCandidates(state *framework.CycleState, pod *fr
 		if st.Code() == framework.Error {
 			errs = append(errs, errors.New(st.Message()))
 		}
-		statuses.Statuses[ni.Name()] = st
+		statuses = append(statuses, nodeStatus{ni, st})
 	}
 	return append(nonViolating, violating...), statuses, errors.Join(errs...)
+}
+
+// nodeStatus is a potential node the dry run found no candidate on, with
+// the reason.
+type nodeStatus struct {
+	node   *framework.NodeInfo
+	status *framework.Status
+}
+
+// countReasons sums the reasons of the nodes' statuses, as the
+// FailedScheduling histogram counts them, each status object's reasons
+// read once.
+func countReasons(list []nodeStatus) map[string]int {
+	byStatus := map[*framework.Status]int{}
+	for _, ns := range list {
+		byStatus[ns.status]++
+	}
+	counts := map[string]int{}
+	for st, n := range byStatus {
+		for _, r := range st.Reasons() {
+			counts[r] += n
+		}
+	}
+	return counts
 }
 
 // hasLowerPriorityPod reports whether any pod on ni has a priority below

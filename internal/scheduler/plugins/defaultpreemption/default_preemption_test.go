@@ -314,7 +314,13 @@ func TestDryRunSkipsNodesWithoutVictims(t *testing.T) {
 		t.Fatalf("state copied %d times, want once (for n2 only)", clones)
 	}
 	_, _, want := pl.SelectVictimsOnNode(framework.NewCycleState(), pod, r.NodeInfos[0].Clone(), nil)
-	if got := statuses.Statuses["n1"]; got.Code() != want.Code() || got.Message() != want.Message() || want.Message() != MsgNoVictims {
+	var got *framework.Status
+	for _, ns := range statuses {
+		if ns.node.Name() == "n1" {
+			got = ns.status
+		}
+	}
+	if got.Code() != want.Code() || got.Message() != want.Message() || want.Message() != MsgNoVictims {
 		t.Fatalf("n1: %v %q, SelectVictimsOnNode says %v %q", got.Code(), got.Message(), want.Code(), want.Message())
 	}
 }

@@ -16,8 +16,15 @@ import (
 // with nominated pods answers on the same node with the state edited by the
 // extensions, because those plugins read only their own state, which the
 // extensions leave alone.
+//
+// RunFilterPluginsAfterPrefix is Filter with nominated pods on a node that
+// RunFilterPluginsBeforeExtensions decided nothing for: with no pod
+// nominated to the node (ok true) the plugins ahead of the extensions'
+// passed, and the extensions' edits do not reach them, so only the rest
+// run. ok is false when pods are nominated to the node.
 type PrefixFilterer interface {
 	RunFilterPluginsBeforeExtensions(state *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) (st *framework.Status, decided bool)
+	RunFilterPluginsAfterPrefix(state *framework.CycleState, pod *framework.PodInfo, nodeInfo *framework.NodeInfo) (st *framework.Status, ok bool)
 }
 
 // SelectVictims is SelectVictimsOnNode(state.Clone(), pod, ni.Clone(),
@@ -38,19 +45,22 @@ func (pl *DefaultPreemption) SelectVictims(state *framework.CycleState, pod *fra
 	if !ok || !prefix {
 		return pl.SelectVictimsOnNode(state.Clone(), pod, ni.Clone(), pdbs)
 	}
+	// The copy without the lower-priority pods, made in one pass, or the
+	// one an earlier pod of the same priority had made of the unchanged
+	// node (trials.go); a shared copy is only read until it fits.
 	prio := corev1helpers.PodPriority(pod.Pod)
-	trial := ni.Clone()
-	var potential []*framework.PodInfo
-	for _, p := range ni.Pods {
-		if corev1helpers.PodPriority(p.Pod) < prio {
-			trial.RemovePod(p.Pod)
-			potential = append(potential, p)
+	trial, potential, shared := pl.trials.get(pl.handle, ni, prio)
+	// A copy made here and only read is kept for later pods.
+	keep := func() {
+		if !shared {
+			pl.trials.put(ni, prio, trial, potential)
 		}
 	}
 	if len(potential) == 0 {
 		return nil, 0, framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
 	}
 	if st, decided := pf.RunFilterPluginsBeforeExtensions(state, pod, trial); decided {
+		keep()
 		return nil, 0, st
 	}
 	edited := state.Clone()
@@ -59,5 +69,17 @@ func (pl *DefaultPreemption) SelectVictims(state *framework.CycleState, pod *fra
 			return nil, 0, asError(st)
 		}
 	}
-	return pl.victimsAfterRemoval(edited, pod, trial, potential, pdbs)
+	st, ok := pf.RunFilterPluginsAfterPrefix(edited, pod, trial)
+	if !ok {
+		st = pl.runner.RunFilterPluginsWithNominatedPods(edited, pod, trial)
+	}
+	if !st.IsSuccess() {
+		keep()
+		return nil, 0, st
+	}
+	if shared {
+		// The reprieves add pods back to the copy and sort the list.
+		trial, potential = trial.Clone(), append([]*framework.PodInfo(nil), potential...)
+	}
+	return pl.reprieveVictims(edited, pod, trial, potential, pdbs)
 }

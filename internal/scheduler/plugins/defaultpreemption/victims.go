@@ -47,6 +47,16 @@ func (pl *DefaultPreemption) SelectVictimsOnNode(state *framework.CycleState, po
 // victimsAfterRemoval is SelectVictimsOnNode once the potential victims
 // (not empty) are gone from ni and from state.
 func (pl *DefaultPreemption) victimsAfterRemoval(state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo, potential []*framework.PodInfo, pdbs []*policyv1.PodDisruptionBudget) ([]*v1.Pod, int, *framework.Status) {
+	if st := pl.runner.RunFilterPluginsWithNominatedPods(state, pod, ni); !st.IsSuccess() {
+		return nil, 0, st
+	}
+	return pl.reprieveVictims(state, pod, ni, potential, pdbs)
+}
+
+// reprieveVictims is victimsAfterRemoval once the pod fits ni without the
+// potential victims: they are added back most important first, each kept
+// when the pod still fits.
+func (pl *DefaultPreemption) reprieveVictims(state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo, potential []*framework.PodInfo, pdbs []*policyv1.PodDisruptionBudget) ([]*v1.Pod, int, *framework.Status) {
 	remove := func(p *framework.PodInfo) *framework.Status {
 		ni.RemovePod(p.Pod)
 		return pl.runner.RunPreFilterExtensionRemovePod(state, pod, p, ni)
@@ -54,9 +64,6 @@ func (pl *DefaultPreemption) victimsAfterRemoval(state *framework.CycleState, po
 	add := func(p *framework.PodInfo) *framework.Status {
 		ni.AddPod(p)
 		return pl.runner.RunPreFilterExtensionAddPod(state, pod, p, ni)
-	}
-	if st := pl.runner.RunFilterPluginsWithNominatedPods(state, pod, ni); !st.IsSuccess() {
-		return nil, 0, st
 	}
 	now := pl.runner.Now()
 	// sort.Slice as upstream: with MoreImportantPod's treatment of pods that

@@ -50,12 +50,33 @@ func (f *FitError) histogram() []string {
 	for r, n := range f.Counted {
 		counts[r] += n
 	}
-	explicit := f.CountedNodes + len(f.NodeToStatus.Statuses)
+	explicit := f.CountedNodes + f.NodeToStatus.Len()
 	// Nodes rejected alike often share one status object (per class or per
-	// cycle): count objects first, then their reasons once each.
+	// cycle): count objects first, then their reasons once each. A run of
+	// nodes with the same object is counted once.
 	byStatus := make(map[*framework.Status]int, 8)
-	for _, st := range f.NodeToStatus.Statuses {
-		byStatus[st]++
+	if p := f.NodeToStatus.ByPosition; p != nil {
+		var last *framework.Status
+		run := 0
+		for _, st := range p.Status {
+			if st == nil {
+				continue
+			}
+			if st != last {
+				if run > 0 {
+					byStatus[last] += run
+				}
+				last, run = st, 0
+			}
+			run++
+		}
+		if run > 0 {
+			byStatus[last] += run
+		}
+	} else {
+		for _, st := range f.NodeToStatus.Statuses {
+			byStatus[st]++
+		}
 	}
 	for st, n := range byStatus {
 		for _, r := range st.Reasons() {
@@ -77,7 +98,7 @@ func (f *FitError) histogram() []string {
 
 // StatusOf returns the status a node got: its explicit one or the absent one.
 func StatusOf(m framework.NodeToStatus, node string) *framework.Status {
-	if st, ok := m.Statuses[node]; ok {
+	if st, ok := m.Lookup(node); ok {
 		return st
 	}
 	return m.Absent

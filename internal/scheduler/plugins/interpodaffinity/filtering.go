@@ -69,6 +69,22 @@ type preFilterState struct {
 	// fast answers Filter for the snapshot's nodes (fastfilter.go); nil
 	// once the counts change.
 	fast *fastFilter
+	// rejections are Filter's statuses for other nodes (preemption's
+	// copies), one per reason, made on first use; PreFilter makes the
+	// array, which clones share, so that the dry run's nodes rejected
+	// alike share one status (docs/scheduler.md#failed-cycles-by-position).
+	rejections *[3]*framework.Status
+}
+
+// rejection returns the shared status for reason i of rejectionReasons.
+func (s *preFilterState) rejection(i int) *framework.Status {
+	if s.rejections == nil {
+		s.rejections = &[3]*framework.Status{}
+	}
+	if s.rejections[i] == nil {
+		s.rejections[i] = framework.NewStatus(rejectionCodes[i], rejectionReasons[i])
+	}
+	return s.rejections[i]
 }
 
 // Clone copies the counts' overlays of edits and shares their sources; the
@@ -110,6 +126,7 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 		requiredAffinity:     pl.resolveNamespaces(pi.RequiredAffinityTerms),
 		requiredAntiAffinity: pl.resolveNamespaces(pi.RequiredAntiAffinityTerms),
 		namespaceLabels:      pl.namespaceLabels(pod.Namespace),
+		rejections:           &[3]*framework.Status{},
 	}
 
 	pl.mu.Lock()
@@ -254,13 +271,13 @@ func (pl *Plugin) Filter(cs *framework.CycleState, _ *framework.PodInfo, nodeInf
 	}
 	node := nodeInfo.Node
 	if !satisfyPodAffinity(s, node) {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
+		return s.rejection(0)
 	}
 	if !satisfyPodAntiAffinity(s, node) {
-		return framework.NewStatus(framework.Unschedulable, ErrReasonAntiAffinityRulesNotMatch)
+		return s.rejection(1)
 	}
 	if !satisfyExistingPodsAntiAffinity(s, node) {
-		return framework.NewStatus(framework.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch)
+		return s.rejection(2)
 	}
 	return nil
 }

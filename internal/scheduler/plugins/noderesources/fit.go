@@ -26,6 +26,9 @@ const preFilterStateKey framework.StateKey = "PreFilter" + FitName
 // over cpu and memory, weight 1 each.
 type Fit struct {
 	unresolvable bool
+	handle       framework.Handle
+	// columns keeps scalar resources' amounts by node position (fitscalars.go).
+	columns scalarColumns
 	// rejections shares Filter's statuses of the common resources, by code
 	// (Unschedulable, U&U) and set of failing resources: a status is never
 	// changed after it is made, but for being tagged with this plugin's name.
@@ -35,7 +38,7 @@ type Fit struct {
 // NewFit builds the plugin; from 1.34 a request above the node's allocatable
 // is unresolvable (preemption cannot help).
 func NewFit(h framework.Handle) framework.Plugin {
-	return &Fit{unresolvable: h.Features().InsufficientUnresolvable}
+	return &Fit{unresolvable: h.Features().InsufficientUnresolvable, handle: h}
 }
 
 func (*Fit) Name() string { return FitName }
@@ -44,6 +47,9 @@ type preFilterState struct {
 	framework.Resource
 	// scoreMilliCPU and scoreMemory are the pod's request as Score sees it.
 	scoreMilliCPU, scoreMemory int64
+	// scalars is Filter's view of the scalar resources (fitscalars.go);
+	// nil without any.
+	scalars *scalarFilter
 }
 
 func (s *preFilterState) Clone() framework.StateData { return s }
@@ -51,7 +57,9 @@ func (s *preFilterState) Clone() framework.StateData { return s }
 // PreFilter records the pod's effective request, and the one Score uses.
 func (f *Fit) PreFilter(state *framework.CycleState, pod *framework.PodInfo, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	cpu, mem := scoreRequest(pod)
-	state.Write(preFilterStateKey, &preFilterState{Resource: pod.Requests, scoreMilliCPU: cpu, scoreMemory: mem})
+	sf := newScalarFilter(&pod.Requests)
+	f.columnsFor(sf)
+	state.Write(preFilterStateKey, &preFilterState{Resource: pod.Requests, scoreMilliCPU: cpu, scoreMemory: mem, scalars: sf})
 	return nil, nil
 }
 
@@ -95,6 +103,9 @@ func (f *Fit) Filter(state *framework.CycleState, pod *framework.PodInfo, nodeIn
 	req := &pod.Requests
 	if s, ok := state.Read(preFilterStateKey).(*preFilterState); ok {
 		req = &s.Resource
+		if s.scalars != nil {
+			return f.filterScalars(s.scalars, req, nodeInfo)
+		}
 	}
 	if len(req.ScalarResources) > 0 {
 		return f.filterWithScalars(req, nodeInfo)

@@ -32,6 +32,11 @@ func (pl *Plugin) buildFastFilter(s *preFilterState, nodes []*framework.NodeInfo
 	f := &fastFilter{pos: x.Positions(), ids: make([][]int32, len(s.constraints)), counts: make([][]int, len(s.constraints))}
 	for i := range s.constraints {
 		ids, _ := x.ValueIDs(s.constraints[i].TopologyKey)
+		if s.idCounts != nil && s.idCounts[i] != nil {
+			// Counted by id already, critical paths set (walk.go, countFromIndex).
+			f.ids[i], f.counts[i] = ids, s.idCounts[i]
+			continue
+		}
 		names := x.ValueNames(s.constraints[i].TopologyKey)
 		counts := make([]int, len(names))
 		s.criticalPaths[i] = pathsByID(s.tpValueToMatchNum[i], names, counts)
@@ -73,10 +78,10 @@ func (f *fastFilter) filter(s *preFilterState, pi *framework.PodInfo, ni *framew
 		c := &s.constraints[i]
 		id := f.ids[i][p]
 		if id < 0 {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch), true
+			return s.rejection(0), true
 		}
 		if f.counts[i][id]+s.self(i, pi)-s.minMatchNum(i, c.MinDomains) > int(c.MaxSkew) {
-			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch), true
+			return s.rejection(1), true
 		}
 	}
 	return nil, true

@@ -69,9 +69,35 @@ type preFilterState struct {
 	// (overlay.go), which Filter reads first; it is nil on the main cycle.
 	tpValueToMatchNum []map[string]int
 	overlay           []countOverlay
+	// idCounts[i], when the counting pass made it, is tpValueToMatchNum[i]
+	// by the index's value ids (0 for values that are no domain), with
+	// criticalPaths[i] already set; buildFastFilter takes it as is rather
+	// than looking every domain up. PreFilter drops it once used.
+	idCounts [][]int
 	// fast answers Filter for snapshot nodes (fastfilter.go); nil once
 	// the counts change.
 	fast *fastFilter
+	// rejections are Filter's two statuses (missing label, skew), made on
+	// first use and shared by every node of the cycle and by clones (the
+	// array is PreFilter's): a failed cycle's message counts statuses by
+	// object first.
+	rejections *[2]*framework.Status
+}
+
+// rejection returns the cycle's shared status: k 0 for a missing topology
+// label (unresolvable), 1 for a skew over maxSkew.
+func (s *preFilterState) rejection(k int) *framework.Status {
+	if s.rejections == nil {
+		s.rejections = &[2]*framework.Status{}
+	}
+	if s.rejections[k] == nil {
+		if k == 0 {
+			s.rejections[k] = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+		} else {
+			s.rejections[k] = framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
+		}
+	}
+	return s.rejections[k]
 }
 
 // Clone copies the critical paths and the overlay of edits; PreFilter's
@@ -87,6 +113,7 @@ func (s *preFilterState) Clone() framework.StateData {
 		criticalPaths:     make([]*criticalPaths, len(s.criticalPaths)),
 		tpValueToMatchNum: s.tpValueToMatchNum,
 		overlay:           cloneOverlay(s.overlay),
+		rejections:        s.rejections,
 	}
 	for i, p := range s.criticalPaths {
 		cp := *p
@@ -125,11 +152,21 @@ func (s *preFilterState) updateWithPod(updated, incoming *v1.Pod, node *v1.Node,
 	if !nodeHasAllKeys(node.Labels, s.constraints) {
 		return
 	}
-	required := nodeaffinity.GetRequiredNodeAffinity(incoming)
+	// The incoming pod's required node affinity is only read for a
+	// constraint that honours it: parsed then, once (preemption's dry run
+	// calls this for every pod it takes off every node it examines).
+	var required nodeaffinity.RequiredNodeAffinity
+	parsed := false
 	podLabels := labels.Set(updated.Labels)
 	for i := range s.constraints {
 		c := &s.constraints[i]
-		if !c.Selector.Matches(podLabels) || !c.matchNodeInclusionPolicies(incoming, node, required) {
+		if !c.Selector.Matches(podLabels) {
+			continue
+		}
+		if c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor && !parsed {
+			required, parsed = nodeaffinity.GetRequiredNodeAffinity(incoming), true
+		}
+		if !c.matchNodeInclusionPolicies(incoming, node, required) {
 			continue
 		}
 		v := node.Labels[c.TopologyKey]
@@ -155,6 +192,7 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 		constraints:       constraints,
 		criticalPaths:     make([]*criticalPaths, len(constraints)),
 		tpValueToMatchNum: make([]map[string]int, len(constraints)),
+		rejections:        &[2]*framework.Status{},
 	}
 	for i := range constraints {
 		s.tpValueToMatchNum[i] = make(map[string]int)
@@ -173,6 +211,7 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 	// buildFastFilter finds the critical paths in the same pass over the
 	// counts that renumbers them; initCriticalPaths does it otherwise.
 	s.fast = pl.buildFastFilter(s, nodes)
+	s.idCounts = nil
 	s.initCriticalPaths()
 	cs.Write(preFilterStateKey, s)
 	return nil, nil
@@ -239,10 +278,21 @@ func (pl *Plugin) countFromIndex(s *preFilterState, pod *v1.Pod, nodes []*framew
 	}
 	sort.Strings(keys)
 	classes := pl.index.Classes()
+	s.idCounts = make([][]int, len(s.constraints))
 	for i := range s.constraints {
 		sel := s.constraints[i].Selector
 		kd := pl.index.KeyWithin(s.constraints[i].TopologyKey, keys)
 		m := kd.ZeroCounts()
+		// When every value of the key is a domain (the domains are the
+		// values of nodes carrying all keys: as many means the same), the
+		// counts are also kept by value id (idCounts).
+		var byID []int
+		var idOf map[string]int32
+		names := pl.index.ValueNames(s.constraints[i].TopologyKey)
+		if len(names) == len(m) && pl.index.NumNodes() == len(nodes) {
+			_, idOf = pl.index.ValueIDs(s.constraints[i].TopologyKey)
+			byID = make([]int, len(names))
+		}
 		if !sel.Empty() {
 			for c, counts := range kd.ByClass {
 				if len(counts) == 0 {
@@ -254,10 +304,25 @@ func (pl *Plugin) countFromIndex(s *preFilterState, pod *v1.Pod, nodes []*framew
 				}
 				for v, n := range counts {
 					m[v] += int(n)
+					if byID != nil {
+						id, ok := idOf[v]
+						if !ok {
+							byID = nil
+							continue
+						}
+						byID[id] += int(n)
+					}
 				}
 			}
 		}
 		s.tpValueToMatchNum[i] = m
+		if byID != nil {
+			p := newCriticalPaths()
+			for id, v := range names {
+				p.offer(id, v, byID[id])
+			}
+			s.criticalPaths[i], s.idCounts[i] = p, byID
+		}
 	}
 	return true
 }
@@ -317,11 +382,11 @@ func (pl *Plugin) Filter(cs *framework.CycleState, pi *framework.PodInfo, nodeIn
 		c := &s.constraints[i]
 		value, ok := node.Labels[c.TopologyKey]
 		if !ok {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+			return s.rejection(0)
 		}
 		skew := s.count(i, value) + s.self(i, pi) - s.minMatchNum(i, c.MinDomains)
 		if skew > int(c.MaxSkew) {
-			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
+			return s.rejection(1)
 		}
 	}
 	return nil

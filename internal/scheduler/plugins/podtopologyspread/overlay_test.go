@@ -131,7 +131,17 @@ func TestOverlayMatchesDeepCopy(t *testing.T) {
 		}
 		h := pt.NewHandle(nodes, pods)
 		pl := New(h)
-		pod := withSpread(pt.Pod(ns, "p", "", web), minDomains, spread(v1.LabelHostname, 2, v1.DoNotSchedule, web))
+		byHost := spread(v1.LabelHostname, 2, v1.DoNotSchedule, web)
+		if seed%2 == 0 {
+			// Half the seeds honour the pod's node selector, which the
+			// updates then read.
+			honor := v1.NodeInclusionPolicyHonor
+			byHost.NodeAffinityPolicy = &honor
+		}
+		pod := withSpread(pt.Pod(ns, "p", "", web), minDomains, byHost)
+		if seed%2 == 0 {
+			pod.Spec.NodeSelector = map[string]string{pt.ZoneLabel: zoneA[pt.ZoneLabel]}
+		}
 		pi := framework.NewPodInfo(pod, true)
 		root := framework.NewCycleState()
 		if _, st := pl.PreFilter(root, pi, h.Nodes()); !st.IsSuccess() {

@@ -116,6 +116,16 @@ func checkFastFilter(t *testing.T, pl *Plugin, nodes []*framework.NodeInfo, pod 
 		if got, want := *s.criticalPaths[i], *sortedPaths(m); got != want {
 			t.Fatalf("constraint %d: critical paths %v, by sorting %v", i, got, want)
 		}
+		// The renumbered counts (made while counting, or by pathsByID)
+		// are the map's, 0 for values that are no domain.
+		for id, v := range pl.index.ValueNames(s.constraints[i].TopologyKey) {
+			if got, want := s.fast.counts[i][id], m[v]; got != want {
+				t.Fatalf("constraint %d value %q: renumbered count %d, map %d", i, v, got, want)
+			}
+		}
+	}
+	if s.idCounts != nil {
+		t.Fatal("PreFilter kept the counts by id after building the fast filter")
 	}
 	slow := *s
 	slow.fast = nil

@@ -1,6 +1,7 @@
 package tainttoleration
 
 import (
+	"strconv"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -69,15 +70,18 @@ func (pl *TaintToleration) table() *taintTable {
 	list := pl.handle.Nodes()
 	if pl.tbl == nil || !pl.tbl.snap.Same(list) {
 		pl.tbl = newTaintTable(list)
-		pl.memo = filterMemo{}
+		pl.memo, pl.memos = nil, nil
 	}
 	return pl.tbl
 }
 
-// filterMemo keeps Filter's status per taint class for the pod last
-// filtered. Within one snapshot a pod's tolerations do not change (only
+// filterMemo keeps Filter's status per taint class for one list of
+// tolerations. Within one snapshot a pod's tolerations do not change (only
 // the scheduler runs while it is in use), so the pod object and its
-// tolerations slice identify them.
+// tolerations slice identify the pod last filtered; pods whose
+// tolerations read the same (pods of one template, the many that carry
+// only the default ones) share one memo through memos, as the verdict
+// reads nothing else of the pod.
 type filterMemo struct {
 	pod  *v1.Pod
 	tols []v1.Toleration
@@ -85,14 +89,48 @@ type filterMemo struct {
 	st   []*framework.Status
 }
 
-// memoFor returns the memo for pod, starting a fresh one for another pod.
+// memoFor returns the memo for pod's tolerations.
 func (pl *TaintToleration) memoFor(pod *v1.Pod) *filterMemo {
-	m := &pl.memo
-	if m.pod != pod || !sameSlice(m.tols, pod.Spec.Tolerations) {
-		n := len(pl.tbl.taints)
-		*m = filterMemo{pod: pod, tols: pod.Spec.Tolerations, done: make([]bool, n), st: make([]*framework.Status, n)}
+	if m := pl.memo; m != nil && m.pod == pod && sameSlice(m.tols, pod.Spec.Tolerations) {
+		return m
 	}
+	key := tolerationsKey(&pl.key, pod.Spec.Tolerations)
+	m := pl.memos[key]
+	if m == nil {
+		n := len(pl.tbl.taints)
+		m = &filterMemo{done: make([]bool, n), st: make([]*framework.Status, n)}
+		if pl.memos == nil {
+			pl.memos = map[string]*filterMemo{}
+		}
+		pl.memos[key] = m
+	}
+	m.pod, m.tols = pod, pod.Spec.Tolerations
+	pl.memo = m
 	return m
+}
+
+// tolerationsKey spells out every field of the tolerations, in order,
+// each length-prefixed so that no two lists share a spelling.
+func tolerationsKey(b *strings.Builder, tols []v1.Toleration) string {
+	b.Reset()
+	put := func(s string) {
+		b.WriteString(strconv.Itoa(len(s)))
+		b.WriteByte(':')
+		b.WriteString(s)
+	}
+	for i := range tols {
+		t := &tols[i]
+		put(t.Key)
+		put(string(t.Operator))
+		put(t.Value)
+		put(string(t.Effect))
+		if t.TolerationSeconds != nil {
+			put(strconv.FormatInt(*t.TolerationSeconds, 10))
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
 }
 
 // sameSlice tells whether a and b are the same slice (array and length).

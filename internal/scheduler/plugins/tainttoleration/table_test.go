@@ -5,9 +5,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/plugintest"
 )
 
@@ -48,6 +51,16 @@ func TestTaintClassesMatchPerNode(t *testing.T) {
 		p := plugintest.SizedPod(fmt.Sprintf("p%d", i), "", "")
 		for j := r.IntN(4); j > 0; j-- {
 			p.Spec.Tolerations = append(p.Spec.Tolerations, toleration())
+		}
+		pods = append(pods, framework.NewPodInfo(p, true))
+	}
+	// Pods of one template: other objects, equal tolerations (they share
+	// a memo), and one whose tolerations differ only in a value.
+	for i := 0; i < 10; i++ {
+		p := plugintest.SizedPod(fmt.Sprintf("copy%d", i), "", "")
+		p.Spec.Tolerations = append([]v1.Toleration(nil), pods[i].Pod.Spec.Tolerations...)
+		if i == 9 && len(p.Spec.Tolerations) > 0 {
+			p.Spec.Tolerations[0].Value += "x"
 		}
 		pods = append(pods, framework.NewPodInfo(p, true))
 	}
@@ -118,7 +131,7 @@ func BenchmarkFilterScore(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				cs := framework.NewCycleState()
 				pl.PreScore(cs, pi, h.NodeInfos)
-				pl.memo = filterMemo{}
+				pl.memo, pl.memos = nil, nil
 				for _, ni := range h.NodeInfos {
 					if pl.Filter(cs, pi, ni).IsSuccess() {
 						pl.Score(cs, pi, ni)
@@ -126,5 +139,32 @@ func BenchmarkFilterScore(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFirstUntoleratedMatchesHelper checks the copy-free search against
+// component-helpers' FindMatchingUntoleratedTaint with the scheduler's
+// NoSchedule/NoExecute filter, for random taint lists and tolerations
+// (operators, effects, values, empty keys).
+func TestFirstUntoleratedMatchesHelper(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	keys := []string{"gpu", "spot", ""}
+	effects := []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectNoExecute, v1.TaintEffectPreferNoSchedule, ""}
+	for round := 0; round < 20000; round++ {
+		var taints []v1.Taint
+		for j := r.IntN(5); j > 0; j-- {
+			taints = append(taints, v1.Taint{Key: keys[r.IntN(2)], Value: []string{"", "a", "b"}[r.IntN(3)], Effect: effects[r.IntN(3)]})
+		}
+		var tols []v1.Toleration
+		for j := r.IntN(4); j > 0; j-- {
+			tol := v1.Toleration{Key: keys[r.IntN(3)], Operator: []v1.TolerationOperator{v1.TolerationOpEqual, v1.TolerationOpExists, ""}[r.IntN(3)],
+				Value: []string{"", "a", "b"}[r.IntN(3)], Effect: effects[r.IntN(4)]}
+			tols = append(tols, tol)
+		}
+		want, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), taints, tols, helper.DoNotScheduleTaints, false)
+		got := firstUntolerated(taints, tols)
+		if (got != nil) != untolerated || (got != nil && *got != want) {
+			t.Fatalf("round %d taints %v tolerations %v: got %v, helper %v %v", round, taints, tols, got, want, untolerated)
+		}
 	}
 }

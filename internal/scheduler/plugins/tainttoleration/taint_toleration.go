@@ -4,6 +4,7 @@ package tainttoleration
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -27,8 +28,14 @@ type TaintToleration struct {
 	keyValueText bool
 	handle       framework.Handle
 	// tbl and memo answer nodes by taint class (table.go).
-	tbl  *taintTable
-	memo filterMemo
+	tbl *taintTable
+	// memo is the memo of the pod last filtered, memos every memo of the
+	// snapshot by tolerations (tolerationsKey); key is scratch space.
+	memo  *filterMemo
+	memos map[string]*filterMemo
+	key   strings.Builder
+	// untolerated is the shared rejection when the reason names no taint.
+	untolerated *framework.Status
 	// scores keeps Score's counts per taint class across pods (score_nodes.go).
 	scores scoreMemo
 }
@@ -61,11 +68,36 @@ func (pl *TaintToleration) Filter(_ *framework.CycleState, pod *framework.PodInf
 }
 
 func (pl *TaintToleration) filter(taints []v1.Taint, pod *v1.Pod) *framework.Status {
-	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), taints, pod.Spec.Tolerations, helper.DoNotScheduleTaints, false)
-	if !untolerated {
+	taint := firstUntolerated(taints, pod.Spec.Tolerations)
+	if taint == nil {
 		return nil
 	}
-	return framework.NewStatus(framework.UnschedulableAndUnresolvable, pl.untoleratedReason(&taint))
+	if !pl.keyValueText {
+		// The reason names no taint: one status serves every rejection
+		// (statuses are not changed once made, but for the plugin's name).
+		if pl.untolerated == nil {
+			pl.untolerated = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUntolerated)
+		}
+		return pl.untolerated
+	}
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, pl.untoleratedReason(taint))
+}
+
+// firstUntolerated is FindMatchingUntoleratedTaint with the NoSchedule and
+// NoExecute filter, without copying the filtered taints into a new list
+// (each pod meets hundreds of taint lists in a failed cycle): the first such
+// taint no toleration tolerates, or nil (docs/scheduler.md#failed-cycles-by-position).
+func firstUntolerated(taints []v1.Taint, tolerations []v1.Toleration) *v1.Taint {
+	for i := range taints {
+		t := &taints[i]
+		if !helper.DoNotScheduleTaints(t) {
+			continue
+		}
+		if !corev1helpers.TolerationsTolerateTaint(logr.Discard(), tolerations, t, false) {
+			return t
+		}
+	}
+	return nil
 }
 
 func (pl *TaintToleration) untoleratedReason(taint *v1.Taint) string {
