@@ -12,6 +12,16 @@ import (
 )
 
 // Controller is one reconcile loop (scheduler, deployment controller, kubelet...).
+//
+// The contract every controller keeps: a pass reads only the state and its
+// clock, and work that becomes due as the clock moves is announced with a
+// timer (s.AddTimer). So once a pass of every controller changed nothing,
+// passes change nothing until the next timer: the saved state records it
+// (cluster.Settled) and an idle `advance` only moves the clock. A
+// controller whose passes follow the clock without timers (the kubelet's
+// lease renewals and status heartbeats, derived from the clock on a fixed
+// grid) must say when it next will in internal/app's quietUntil
+// (docs/state.md#idle-advance).
 type Controller interface {
 	Name() string
 	// Sync does the work that is due at s.Now and reports whether it changed
@@ -37,6 +47,7 @@ func RunNow(s *cluster.State, ctrls []Controller) error {
 			changed = changed || ch
 		}
 		if !changed {
+			s.MarkSettled()
 			return nil
 		}
 	}

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/store"
+)
+
+// checkIdle is TestScenarios' check of the idle `advance` against the
+// controllers (docs/state.md#idle-advance): after every command of every
+// scenario that changed the state, each probe duration the state allows
+// an idle advance for is advanced twice from copies of the state, once
+// idle and once with the controllers run, and the two databases must hold
+// the same entries. It counts the comparisons in probes.
+func checkIdle(t *testing.T, d *datadriven.TestData, state string, probes *int) func(line string, code int, before, after map[string]string) {
+	return func(line string, code int, before, after map[string]string) {
+		if code == 0 && !equalFiles(before, after) {
+			*probes += probeIdle(t, fmt.Sprintf("%s: after %q", d.Pos, line), state)
+		}
+	}
+}
+
+// probeIdle compares idle and full advances of state's current state for
+// the durations it allows an idle advance for, and returns how many.
+func probeIdle(t *testing.T, where, state string) int {
+	t.Helper()
+	h, err := cluster.LoadHead(state)
+	if err != nil {
+		return 0 // no database (nothing applied yet)
+	}
+	n := 0
+	for _, d := range idleProbes(h) {
+		if !h.IdleThrough(h.Now.Add(d)) {
+			continue
+		}
+		idle, full := t.TempDir(), t.TempDir()
+		copyState(t, state, idle)
+		copyState(t, state, full)
+		forget(t, full)
+		advance(t, idle, d)
+		advance(t, full, d)
+		a, b := dump(t, idle), dump(t, full)
+		if diff := diffDumps(a, b); diff != "" {
+			t.Errorf("%s: advance %s idle and with the controllers differ:\n%s", where, d, diff)
+		}
+		n++
+	}
+	return n
+}
+
+// idleProbes are durations to try: a second, and the longest the state
+// allows (a second short of the first timer or clock-driven change; a
+// month when there is neither).
+func idleProbes(h *cluster.State) []time.Duration {
+	out := []time.Duration{time.Second}
+	var bound time.Time
+	for _, tm := range h.Timers {
+		if bound.IsZero() || tm.At.Before(bound) {
+			bound = tm.At
+		}
+	}
+	if r := h.Settled; r != nil && r.Until != nil && (bound.IsZero() || r.Until.Before(bound)) {
+		bound = *r.Until
+	}
+	if !bound.IsZero() {
+		if d := bound.Sub(h.Now); d > time.Second {
+			out = append(out, d-time.Second)
+		}
+	} else {
+		out = append(out, 30*24*time.Hour)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func advance(t *testing.T, dir string, d time.Duration) {
+	t.Helper()
+	var out strings.Builder
+	if code := Run([]string{"--state", dir, "advance", d.String()}, strings.NewReader(""), &out, &out); code != 0 {
+		t.Fatalf("advance %s: exit %d: %s", d, code, out.String())
+	}
+}
+
+// forget removes the state's settled record, so that its next advance
+// runs the controllers (whose save records the state settled afresh).
+func forget(t *testing.T, dir string) {
+	t.Helper()
+	err := store.Write(filepath.Join(dir, cluster.StateDB), []store.Change{{Bucket: "meta",
+		Put: []store.KV{{Key: []byte("settled"), Value: []byte("null")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyState(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(from, cluster.StateDB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(to, cluster.StateDB), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dump is every entry of the database: bucket, then key, then value.
+func dump(t *testing.T, dir string) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	err := store.Read(filepath.Join(dir, cluster.StateDB), nil, func(b map[string][]store.KV) error {
+		for name, kvs := range b {
+			m := map[string]string{}
+			for _, kv := range kvs {
+				m[string(kv.Key)] = string(kv.Value)
+			}
+			out[name] = m
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// diffDumps names the entries that differ (at most a few), "" when none.
+func diffDumps(a, b map[string]map[string]string) string {
+	var lines []string
+	buckets := map[string]bool{}
+	for name := range a {
+		buckets[name] = true
+	}
+	for name := range b {
+		buckets[name] = true
+	}
+	for _, name := range cluster.SortedKeys(buckets) {
+		keys := map[string]bool{}
+		for k := range a[name] {
+			keys[k] = true
+		}
+		for k := range b[name] {
+			keys[k] = true
+		}
+		for _, k := range cluster.SortedKeys(keys) {
+			va, oka := a[name][k]
+			vb, okb := b[name][k]
+			if oka != okb || va != vb {
+				lines = append(lines, fmt.Sprintf("  %s %q: idle %q\n  %s %q: full %q", name, k, clip(va, oka), name, k, clip(vb, okb)))
+			}
+		}
+	}
+	if len(lines) > 4 {
+		lines = append(lines[:4], fmt.Sprintf("  ... %d more", len(lines)-4))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func clip(v string, ok bool) string {
+	if !ok {
+		return "(absent)"
+	}
+	if len(v) > 120 {
+		return v[:120] + "..."
+	}
+	return v
+}
