@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/kubelet"
 	"github.com/berth-sim/berth/internal/scheduler"
 	"github.com/berth-sim/berth/internal/sim"
 	"github.com/berth-sim/berth/internal/version"
@@ -99,7 +100,7 @@ func Open(opts Options) (*App, error) {
 	if opts.HeadFirst && !opts.ReadOnly {
 		// Any failure to read the head (no database yet, a legacy
 		// state.json) leaves it to the whole load below.
-		if h, err := cluster.LoadHead(opts.StateDir); err == nil {
+		if h, err := cluster.LoadHead(opts.StateDir, false); err == nil {
 			warnVersion(opts, h)
 			return &App{opts: opts, head: h, lock: lock, began: h.Now, resumeGC: func() {}}, nil
 		}
@@ -245,7 +246,7 @@ func (a *App) finish(err *error) {
 }
 
 func (a *App) save() error {
-	a.state.SealSettled(quietUntil)
+	a.state.SealSettled(quietUntil, kubelet.NextHeartbeat)
 	if err := a.state.Save(a.opts.StateDir); err != nil {
 		return err
 	}

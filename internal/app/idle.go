@@ -15,10 +15,12 @@ import (
 // writes the state's head, not its objects.
 
 // quietUntil is the first instant after s.Now at which a pass could change
-// the settled state s with no timer due (false: none). Controllers keep
-// the timer contract (internal/sim), but for these:
+// the settled state s with no timer due, other than by the kubelets'
+// renewals (false: none). Controllers keep the timer contract
+// (internal/sim), but for these:
 //   - the kubelet renews leases and posts heartbeats on a grid of the
-//     clock without timers (kubelet.NextHeartbeat);
+//     clock without timers (kubelet.NextHeartbeat, recorded apart: an
+//     advance past it runs only the renewals, kubelet.Beat);
 //   - Karpenter's controllers, cluster-autoscaler and Fargate keep
 //     deadlines in their memory (deduplication windows, nominations,
 //     unavailable offerings, backoffs) that they prune as the clock
@@ -28,7 +30,10 @@ func quietUntil(s *cluster.State) (time.Time, bool) {
 	if usesUnaudited(s) {
 		return s.Now, true
 	}
-	return kubelet.NextHeartbeat(s)
+	if t, ok := kubelet.NextHeartbeat(s); ok && !t.After(s.Now) {
+		return s.Now, true // leases to create or remove: a pass's work
+	}
+	return time.Time{}, false
 }
 
 // usesUnaudited reports whether the state gives Karpenter,
@@ -44,19 +49,36 @@ func usesUnaudited(s *cluster.State) bool {
 }
 
 // advanceIdle moves a head's clock to end and saves it, when the state is
-// recorded settled and nothing is due by then; false when the controllers
-// must run.
+// recorded settled and nothing is due by then but, perhaps, the kubelets'
+// renewals (then it reads the nodes and leases too, renews, and saves those
+// that changed); false when the controllers must run.
 func (a *App) advanceIdle(d time.Duration) (bool, error) {
 	h := a.head
 	end := h.Now.Add(d)
-	if !h.IdleThrough(end) {
+	switch h.IdleThrough(end) {
+	case cluster.NotIdle:
 		return false, nil
+	case cluster.HeartbeatsOnly:
+		withNodes, err := cluster.LoadHead(a.opts.StateDir, true)
+		if err != nil {
+			return false, err
+		}
+		h = withNodes
+		h.Now = end
+		kubelet.Beat(h)
+		if t, ok := kubelet.NextHeartbeat(h); ok {
+			h.Settled.Heartbeat = &t
+		} else {
+			h.Settled.Heartbeat = nil
+		}
+	default:
+		h.Now = end
 	}
-	h.Now = end
 	h.Settled.At = end
 	if err := h.SaveHead(a.opts.StateDir); err != nil {
 		return false, err
 	}
+	a.head = h
 	return true, nil
 }
 

@@ -20,26 +20,46 @@ import (
 // scenario that changed the state, each probe duration the state allows
 // an idle advance for is advanced twice from copies of the state, once
 // idle and once with the controllers run, and the two databases must hold
-// the same entries. It counts the comparisons in probes.
-func checkIdle(t *testing.T, d *datadriven.TestData, state string, probes *int) func(line string, code int, before, after map[string]string) {
+// the same entries. It counts the comparisons in probes, by idleness.
+func checkIdle(t *testing.T, d *datadriven.TestData, state string, probes *idleCounts) func(line string, code int, before, after map[string]string) {
 	return func(line string, code int, before, after map[string]string) {
 		if code == 0 && !equalFiles(before, after) {
-			*probes += probeIdle(t, fmt.Sprintf("%s: after %q", d.Pos, line), state)
+			probes.add(probeIdle(t, fmt.Sprintf("%s: after %q", d.Pos, line), state))
 		}
 	}
 }
 
-// probeIdle compares idle and full advances of state's current state for
-// the durations it allows an idle advance for, and returns how many.
-func probeIdle(t *testing.T, where, state string) int {
-	t.Helper()
-	h, err := cluster.LoadHead(state)
-	if err != nil {
-		return 0 // no database (nothing applied yet)
+// idleCounts counts compared advances by cluster.Idleness.
+type idleCounts [3]int
+
+func (c *idleCounts) add(o idleCounts) {
+	for i := range c {
+		c[i] += o[i]
 	}
-	n := 0
+}
+
+// check fails t unless both kinds of idle advance were compared.
+func (c *idleCounts) check(t *testing.T) {
+	t.Helper()
+	t.Logf("idle advances compared: %d clock only, %d with heartbeats", c[cluster.ClockOnly], c[cluster.HeartbeatsOnly])
+	if !t.Failed() && (c[cluster.ClockOnly] == 0 || c[cluster.HeartbeatsOnly] == 0) {
+		t.Error("some kind of idle advance was never compared")
+	}
+}
+
+// probeIdle compares idle and full advances of state's current state for
+// the durations it allows an idle advance for, and returns how many of
+// each kind.
+func probeIdle(t *testing.T, where, state string) idleCounts {
+	t.Helper()
+	h, err := cluster.LoadHead(state, false)
+	if err != nil {
+		return idleCounts{} // no database (nothing applied yet)
+	}
+	var n idleCounts
 	for _, d := range idleProbes(h) {
-		if !h.IdleThrough(h.Now.Add(d)) {
+		kind := h.IdleThrough(h.Now.Add(d))
+		if kind == cluster.NotIdle {
 			continue
 		}
 		idle, full := t.TempDir(), t.TempDir()
@@ -52,34 +72,41 @@ func probeIdle(t *testing.T, where, state string) int {
 		if diff := diffDumps(a, b); diff != "" {
 			t.Errorf("%s: advance %s idle and with the controllers differ:\n%s", where, d, diff)
 		}
-		n++
+		n[kind]++
 	}
 	return n
 }
 
-// idleProbes are durations to try: a second, and the longest the state
-// allows (a second short of the first timer or clock-driven change; a
-// month when there is neither).
+// idleProbes are durations to try: a second; the longest the clock alone
+// may move (a second short of the next heartbeat tick) and onto that tick;
+// the longest with only heartbeats (a second short of the first timer or
+// other clock-driven change; a month when there is neither).
 func idleProbes(h *cluster.State) []time.Duration {
 	out := []time.Duration{time.Second}
+	r := h.Settled
+	if r == nil {
+		return out
+	}
+	if r.Heartbeat != nil {
+		d := r.Heartbeat.Sub(h.Now)
+		out = append(out, d-time.Second, d)
+	}
 	var bound time.Time
 	for _, tm := range h.Timers {
 		if bound.IsZero() || tm.At.Before(bound) {
 			bound = tm.At
 		}
 	}
-	if r := h.Settled; r != nil && r.Until != nil && (bound.IsZero() || r.Until.Before(bound)) {
+	if r.Until != nil && (bound.IsZero() || r.Until.Before(bound)) {
 		bound = *r.Until
 	}
-	if !bound.IsZero() {
-		if d := bound.Sub(h.Now); d > time.Second {
-			out = append(out, d-time.Second)
-		}
-	} else {
+	if bound.IsZero() {
 		out = append(out, 30*24*time.Hour)
+	} else {
+		out = append(out, bound.Sub(h.Now)-time.Second)
 	}
 	slices.Sort(out)
-	return slices.Compact(out)
+	return slices.Compact(slices.DeleteFunc(out, func(d time.Duration) bool { return d < 0 }))
 }
 
 func advance(t *testing.T, dir string, d time.Duration) {

@@ -8,31 +8,38 @@ import (
 func TestIdleThrough(t *testing.T) {
 	at := Epoch.Add(time.Minute)
 	until := at.Add(30 * time.Second)
+	beat := at.Add(10 * time.Second)
 	settled := func(s *State) { s.Settled = &Settled{ResourceVersion: 7, At: at, Until: &until} }
+	beats := func(s *State) { settled(s); s.Settled.Heartbeat = &beat }
 	for _, tc := range []struct {
 		name  string
 		setup func(s *State)
 		d     time.Duration
-		want  bool
+		want  Idleness
 	}{
-		{"no record", func(s *State) {}, time.Second, false},
-		{"settled, nothing due", settled, time.Second, true},
-		{"zero duration", settled, 0, true},
-		{"up to a second before until", settled, 29 * time.Second, true},
-		{"onto until", settled, 30 * time.Second, false},
-		{"no until: any length", func(s *State) { settled(s); s.Settled.Until = nil }, 24 * time.Hour, true},
-		{"written since", func(s *State) { settled(s); s.ResourceVersion = 8 }, time.Second, false},
-		{"clock moved since", func(s *State) { settled(s); s.Now = at.Add(time.Second) }, time.Second, false},
-		{"timer before the end", func(s *State) { settled(s); s.Timers = []Timer{{At: at.Add(5 * time.Second)}} }, 10 * time.Second, false},
-		{"timer at the end", func(s *State) { settled(s); s.Timers = []Timer{{At: at.Add(10 * time.Second)}} }, 10 * time.Second, false},
-		{"timer after the end", func(s *State) { settled(s); s.Timers = []Timer{{At: at.Add(11 * time.Second)}} }, 10 * time.Second, true},
-		{"timer already due", func(s *State) { settled(s); s.Timers = []Timer{{At: at}} }, 0, false},
+		{"no record", func(s *State) {}, time.Second, NotIdle},
+		{"settled, nothing due", settled, time.Second, ClockOnly},
+		{"zero duration", settled, 0, ClockOnly},
+		{"up to a second before until", settled, 29 * time.Second, ClockOnly},
+		{"onto until", settled, 30 * time.Second, NotIdle},
+		{"no until: any length", func(s *State) { settled(s); s.Settled.Until = nil }, 24 * time.Hour, ClockOnly},
+		{"written since", func(s *State) { settled(s); s.ResourceVersion = 8 }, time.Second, NotIdle},
+		{"clock moved since", func(s *State) { settled(s); s.Now = at.Add(time.Second) }, time.Second, NotIdle},
+		{"timer before the end", func(s *State) { settled(s); s.Timers = []Timer{{At: at.Add(5 * time.Second)}} }, 10 * time.Second, NotIdle},
+		{"timer at the end", func(s *State) { settled(s); s.Timers = []Timer{{At: at.Add(10 * time.Second)}} }, 10 * time.Second, NotIdle},
+		{"timer after the end", func(s *State) { settled(s); s.Timers = []Timer{{At: at.Add(11 * time.Second)}} }, 10 * time.Second, ClockOnly},
+		{"timer already due", func(s *State) { settled(s); s.Timers = []Timer{{At: at}} }, 0, NotIdle},
+		{"short of the heartbeat", beats, 9 * time.Second, ClockOnly},
+		{"onto the heartbeat", beats, 10 * time.Second, HeartbeatsOnly},
+		{"past the heartbeat, short of until", beats, 29 * time.Second, HeartbeatsOnly},
+		{"past the heartbeat, onto until", beats, 30 * time.Second, NotIdle},
+		{"past the heartbeat, onto a timer", func(s *State) { beats(s); s.Timers = []Timer{{At: at.Add(20 * time.Second)}} }, 20 * time.Second, NotIdle},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &State{Now: at, ResourceVersion: 7}
 			tc.setup(s)
 			if got := s.IdleThrough(s.Now.Add(tc.d)); got != tc.want {
-				t.Errorf("IdleThrough(+%s) = %v, want %v", tc.d, got, tc.want)
+				t.Errorf("IdleThrough(+%s) = %d, want %d", tc.d, got, tc.want)
 			}
 		})
 	}
@@ -41,30 +48,30 @@ func TestIdleThrough(t *testing.T) {
 func TestSealSettled(t *testing.T) {
 	none := func(*State) (time.Time, bool) { return time.Time{}, false }
 	s := New("", 1)
-	s.SealSettled(none)
+	s.SealSettled(none, none)
 	if s.Settled != nil {
 		t.Fatalf("never settled: %+v", s.Settled)
 	}
 	s.MarkSettled()
 	tick := s.Now.Add(10 * time.Second)
-	s.SealSettled(func(*State) (time.Time, bool) { return tick, true })
-	if r := s.Settled; r == nil || r.ResourceVersion != s.ResourceVersion || !r.At.Equal(s.Now) || r.Until == nil || !r.Until.Equal(tick) {
+	s.SealSettled(func(*State) (time.Time, bool) { return tick, true }, none)
+	if r := s.Settled; r == nil || r.ResourceVersion != s.ResourceVersion || !r.At.Equal(s.Now) || r.Until == nil || !r.Until.Equal(tick) || r.Heartbeat != nil {
 		t.Fatalf("settled pass: %+v", r)
 	}
 	s.Bump() // a write after the pass
-	s.SealSettled(none)
+	s.SealSettled(none, none)
 	if s.Settled != nil {
 		t.Fatalf("written after the pass: %+v", s.Settled)
 	}
 	s.MarkSettled()
 	s.Now = s.Now.Add(time.Second) // the clock moved after the pass
-	s.SealSettled(none)
+	s.SealSettled(none, none)
 	if s.Settled != nil {
 		t.Fatalf("clock moved after the pass: %+v", s.Settled)
 	}
 	s.MarkSettled()
 	s.ForgetSettled()
-	s.SealSettled(none)
+	s.SealSettled(none, none)
 	if s.Settled != nil {
 		t.Fatalf("forgotten: %+v", s.Settled)
 	}
@@ -78,11 +85,11 @@ func TestHeadRoundTrip(t *testing.T) {
 	s := New("", 1)
 	s.Timers = []Timer{{At: s.Now.Add(time.Hour), Owner: "x"}}
 	s.MarkSettled()
-	s.SealSettled(func(*State) (time.Time, bool) { return time.Time{}, false })
+	s.SealSettled(func(*State) (time.Time, bool) { return time.Time{}, false }, func(*State) (time.Time, bool) { return time.Time{}, false })
 	if err := s.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	h, err := LoadHead(dir)
+	h, err := LoadHead(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +97,7 @@ func TestHeadRoundTrip(t *testing.T) {
 		t.Fatalf("head: partial %v timers %v settled %+v", h.Partial(), h.Timers, h.Settled)
 	}
 	end := h.Now.Add(time.Minute)
-	if !h.IdleThrough(end) {
+	if h.IdleThrough(end) != ClockOnly {
 		t.Fatal("head not idle through a minute")
 	}
 	h.Now, h.Settled.At = end, end

@@ -64,3 +64,16 @@ func NextHeartbeat(s *cluster.State) (time.Time, bool) {
 	}
 	return next, found
 }
+
+// Beat is the part of a pass an idle `advance` past NextHeartbeat runs:
+// every running kubelet renews its lease and posts its heartbeats up to
+// s.Now, as syncNodeHeartbeats does, over a state whose leases all exist
+// (NextHeartbeat said no more). It needs the nodes and leases only.
+func Beat(s *cluster.State) {
+	for name, node := range s.Nodes {
+		if lease := s.NodeLease(name); lease != nil && !Stopped(node) {
+			renewLease(s, lease)
+			heartbeat(s, node)
+		}
+	}
+}
