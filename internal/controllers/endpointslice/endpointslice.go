@@ -245,7 +245,7 @@ func (w *writer) reconcilePortMap(existing []*discoveryv1.EndpointSlice, desired
 				continue
 			}
 			placed[k] = true
-			if !apiequality.Semantic.DeepEqual(sl.Endpoints[i], desired[j]) {
+			if !endpointEqual(&sl.Endpoints[i], &desired[j]) {
 				dirty = true
 			}
 			kept = append(kept, desired[j])
