@@ -216,8 +216,9 @@ func (a *App) change() *cluster.State {
 	}
 	a.changing = true
 	// Only a pass of the controllers that changes nothing may record the
-	// state settled again (save).
-	a.state.ForgetSettled()
+	// state settled again (save); a matching record tells the simulator
+	// that a pass before any write would change nothing (sim.RunNow).
+	a.state.ResumeSettled()
 	return a.state
 }
 

@@ -50,28 +50,49 @@ const (
 	HeartbeatsOnly
 )
 
-// settledPass is the last pass of this process that changed nothing.
+// settledPass is the last pass of this process that changed nothing, or
+// the loaded record (resumed).
 type settledPass struct {
-	rv  int64
-	now time.Time
+	rv      int64
+	now     time.Time
+	resumed bool
 }
 
 // MarkSettled notes that a pass of every controller over the state as it
 // is now changed nothing (sim.RunNow).
 func (s *State) MarkSettled() { s.settledAt = &settledPass{rv: s.ResourceVersion, now: s.Now} }
 
-// ForgetSettled drops the settled record and this process's mark: a
-// command is about to change the state, and only a pass that settles it
-// again may record it settled.
-func (s *State) ForgetSettled() { s.Settled, s.settledAt = nil, nil }
+// ResumeSettled is called when a command is about to change the state: the
+// record is dropped (only a save right after a settled pass writes one),
+// and when it matches the state and says that no controller follows the
+// clock right away (Until after At), it becomes this process's mark: a
+// pass at this very clock over this very state would change nothing
+// (Resumed) until the command writes or the clock moves.
+func (s *State) ResumeSettled() {
+	r := s.Settled
+	s.Settled, s.settledAt = nil, nil
+	if r != nil && r.ResourceVersion == s.ResourceVersion && r.At.Equal(s.Now) && (r.Until == nil || r.Until.After(r.At)) {
+		s.settledAt = &settledPass{rv: r.ResourceVersion, now: r.At, resumed: true}
+	}
+}
+
+// Resumed reports whether the state is still as the loaded record says it
+// settled (ResumeSettled): same resource version, same clock.
+func (s *State) Resumed() bool { return s.settledHere() && s.settledAt.resumed }
+
+// settledHere reports whether the last settled pass (or the resumed
+// record) is at the state's resource version and clock.
+func (s *State) settledHere() bool {
+	p := s.settledAt
+	return p != nil && p.rv == s.ResourceVersion && p.now.Equal(s.Now)
+}
 
 // SealSettled sets Settled for the save that follows: from this process's
 // last settled pass when neither the resource version nor the clock has
 // moved since, with until and heartbeat (called only then) giving Until and
 // Heartbeat (false: no such instant); nil otherwise.
 func (s *State) SealSettled(until, heartbeat func(*State) (time.Time, bool)) {
-	p := s.settledAt
-	if p == nil || p.rv != s.ResourceVersion || !p.now.Equal(s.Now) {
+	if !s.settledHere() {
 		s.Settled = nil
 		return
 	}

@@ -69,11 +69,32 @@ func TestSealSettled(t *testing.T) {
 	if s.Settled != nil {
 		t.Fatalf("clock moved after the pass: %+v", s.Settled)
 	}
+	// A record that matches the state resumes as the mark; one that does
+	// not is dropped.
 	s.MarkSettled()
-	s.ForgetSettled()
 	s.SealSettled(none, none)
-	if s.Settled != nil {
-		t.Fatalf("forgotten: %+v", s.Settled)
+	s.ResumeSettled()
+	if s.Settled != nil || !s.Resumed() {
+		t.Fatalf("resumed: record %+v, resumed %v", s.Settled, s.Resumed())
+	}
+	s.MarkSettled() // a pass of this process is not a resumed record
+	if s.Resumed() {
+		t.Fatal("a pass of this process counts as resumed")
+	}
+	s.MarkSettled()
+	s.SealSettled(none, none)
+	s.Bump()
+	s.ResumeSettled()
+	if s.Settled != nil || s.Resumed() {
+		t.Fatalf("stale record resumed: record %+v, resumed %v", s.Settled, s.Resumed())
+	}
+	// A record whose until is its own instant (a controller following the
+	// clock right away) is not resumed.
+	s.MarkSettled()
+	s.SealSettled(func(s *State) (time.Time, bool) { return s.Now, true }, none)
+	s.ResumeSettled()
+	if s.Resumed() {
+		t.Fatal("a record with until = at resumed")
 	}
 }
 

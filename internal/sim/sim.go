@@ -35,8 +35,15 @@ const maxRoundsPerInstant = 10000
 // DefaultSettleHorizon bounds how far `apply` may run the clock forward.
 const DefaultSettleHorizon = 30 * time.Minute
 
-// RunNow runs the controllers at the current instant until none changes anything.
+// RunNow runs the controllers at the current instant until none changes
+// anything. Over a state still as its loaded record says it settled (a
+// round at this resource version and clock changed nothing:
+// cluster.Resumed) it has nothing to do: `advance` over a settled state
+// starts at its first timer (docs/state.md#idle-advance).
 func RunNow(s *cluster.State, ctrls []Controller) error {
+	if s.Resumed() {
+		return nil
+	}
 	for round := 0; round < maxRoundsPerInstant; round++ {
 		changed := false
 		for _, c := range ctrls {
