@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/kubelet"
 	"github.com/berth-sim/berth/internal/scheduler"
 	"github.com/berth-sim/berth/internal/sim"
 	"github.com/berth-sim/berth/internal/version"
@@ -55,12 +56,20 @@ type Options struct {
 	// Progress, when set, shows a long run's status on a terminal
 	// (docs/progress.md); nil everywhere else, so output never depends on it.
 	Progress Progress
+	// HeadFirst, for `advance`, makes Open read only the state's head
+	// (clock, timers, settled record): Advance then moves the clock alone
+	// when nothing is due, or loads the rest (idle.go). Only Advance may
+	// be called on such an App.
+	HeadFirst bool
 }
 
 // App is one command's view of the cluster.
 type App struct {
 	opts  Options
 	state *cluster.State
+	// head, with HeadFirst, is the state's head until Advance loads the
+	// rest (state is nil until then).
+	head *cluster.State
 	// fresh is true when no state existed on disk.
 	fresh bool
 	lock  *cluster.Lock
@@ -88,6 +97,14 @@ func Open(opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.HeadFirst && !opts.ReadOnly {
+		// Any failure to read the head (no database yet, a legacy
+		// state.json) leaves it to the whole load below.
+		if h, err := cluster.LoadHead(opts.StateDir, false); err == nil {
+			warnVersion(opts, h)
+			return &App{opts: opts, head: h, lock: lock, began: h.Now, resumeGC: func() {}}, nil
+		}
+	}
 	load, resumeGC := cluster.Load, func() {}
 	if opts.ReadOnly {
 		load = opts.Scope.loader()
@@ -114,11 +131,17 @@ func Open(opts Options) (*App, error) {
 			return nil, err
 		}
 	}
+	warnVersion(opts, s)
+	return &App{opts: opts, state: s, lock: lock, began: s.Now, resumeGC: resumeGC}, nil
+}
+
+// warnVersion says that --kubernetes-version does not apply to an existing
+// cluster.
+func warnVersion(opts Options, s *cluster.State) {
 	if opts.KubernetesVersion != "" && opts.KubernetesVersion != s.Info.KubernetesVersion {
 		fmt.Fprintf(opts.ErrOut, "berth: warning: --kubernetes-version %s ignored: the cluster in %s runs %s (berth reset to start over)\n",
 			opts.KubernetesVersion, opts.StateDir, s.Info.KubernetesVersion)
 	}
-	return &App{opts: opts, state: s, lock: lock, began: s.Now, resumeGC: resumeGC}, nil
 }
 
 // Close releases the state's lock.
@@ -151,8 +174,22 @@ func Reset(opts Options) error {
 	return nil
 }
 
-// Advance moves virtual time forward.
+// Advance moves virtual time forward. Over a state recorded settled with
+// nothing due by the end, only the clock moves (idle.go).
 func (a *App) Advance(d time.Duration) (err error) {
+	if a.head != nil {
+		idle, err := a.advanceIdle(d)
+		if err != nil {
+			return err
+		}
+		if idle {
+			fmt.Fprintf(a.opts.Out, "berth: advanced %s; virtual time is now %s\n", d, a.head.Now.Sub(cluster.Epoch).Round(time.Second))
+			return nil
+		}
+		if err := a.loadRest(); err != nil {
+			return err
+		}
+	}
 	defer a.finish(&err)
 	work := a.change()
 	err = sim.Advance(work, a.withProgress(a.controllers(work), d), d)
@@ -178,6 +215,10 @@ func (a *App) change() *cluster.State {
 		panic("app: a command changes a state loaded in part for reading")
 	}
 	a.changing = true
+	// Only a pass of the controllers that changes nothing may record the
+	// state settled again (save); a matching record tells the simulator
+	// that a pass before any write would change nothing (sim.RunNow).
+	a.state.ResumeSettled()
 	return a.state
 }
 
@@ -206,6 +247,7 @@ func (a *App) finish(err *error) {
 }
 
 func (a *App) save() error {
+	a.state.SealSettled(quietUntil, kubelet.NextHeartbeat)
 	if err := a.state.Save(a.opts.StateDir); err != nil {
 		return err
 	}

@@ -182,9 +182,16 @@ func newAdvanceCmd(g *globals) *cobra.Command {
 			if d < 0 {
 				return errBackwards(args[0])
 			}
-			return withApp(g, cmd, false, func(a *app.App) error {
-				return a.Advance(d)
-			})
+			// Only the state's head is read first: an idle advance moves
+			// the clock alone (docs/state.md#idle-advance).
+			opts := g.options(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			opts.HeadFirst = true
+			a, err := app.Open(opts)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			return a.Advance(d)
 		},
 	}
 	// "-5m" reaches the flag parser first, which would call it an unknown

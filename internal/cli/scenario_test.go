@@ -20,16 +20,21 @@ import (
 //
 // Regenerate with: go test ./internal/cli -run TestScenarios -rewrite
 // and review the diff before committing it.
+//
+// Every state a scenario's command leaves is also advanced idle and with
+// the controllers, which must agree (checkIdle, idle_test.go).
 func TestScenarios(t *testing.T) {
+	var probes idleCounts
 	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
 		state := t.TempDir()
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			if d.Cmd != "run" {
 				t.Fatalf("%s: unknown directive %q (want run)", d.Pos, d.Cmd)
 			}
-			return runLines(t, d, state, nil)
+			return runLines(t, d, state, checkIdle(t, d, state, &probes))
 		})
 	})
+	probes.check(t)
 }
 
 // TestBadInput runs the bad-input corpus in testdata/badinput: "run" blocks

@@ -140,6 +140,10 @@ type State struct {
 	// NodeLedger records the nodes that are gone, for `berth cost` over
 	// virtual time (ledger.go).
 	NodeLedger []NodeLife `json:"nodeLedger,omitempty"`
+	// Settled says the controllers had nothing left to do when the state
+	// was saved, so that an idle `advance` may only move the clock
+	// (settled.go, docs/state.md#idle-advance).
+	Settled *Settled `json:"settled,omitempty"`
 
 	// eventIndex speeds up Record's search for the event to fold into; it is
 	// derived from Events and rebuilt whenever Events changed behind its back.
@@ -153,6 +157,10 @@ type State struct {
 	// schedEvents are the cluster events the schedulers have yet to read
 	// (schedevents.go); never saved.
 	schedEvents eventLog
+	// head says only the head was loaded (LoadHead); settledAt is the
+	// last settled pass of this process (MarkSettled).
+	head      bool
+	settledAt *settledPass
 }
 
 // Partial reports whether the state was loaded in part for a read-only

@@ -12,6 +12,16 @@ import (
 )
 
 // Controller is one reconcile loop (scheduler, deployment controller, kubelet...).
+//
+// The contract every controller keeps: a pass reads only the state and its
+// clock, and work that becomes due as the clock moves is announced with a
+// timer (s.AddTimer). So once a pass of every controller changed nothing,
+// passes change nothing until the next timer: the saved state records it
+// (cluster.Settled) and an idle `advance` only moves the clock. A
+// controller whose passes follow the clock without timers (the kubelet's
+// lease renewals and status heartbeats, derived from the clock on a fixed
+// grid) must say when it next will in internal/app's quietUntil
+// (docs/state.md#idle-advance).
 type Controller interface {
 	Name() string
 	// Sync does the work that is due at s.Now and reports whether it changed
@@ -25,8 +35,15 @@ const maxRoundsPerInstant = 10000
 // DefaultSettleHorizon bounds how far `apply` may run the clock forward.
 const DefaultSettleHorizon = 30 * time.Minute
 
-// RunNow runs the controllers at the current instant until none changes anything.
+// RunNow runs the controllers at the current instant until none changes
+// anything. Over a state still as its loaded record says it settled (a
+// round at this resource version and clock changed nothing:
+// cluster.Resumed) it has nothing to do: `advance` over a settled state
+// starts at its first timer (docs/state.md#idle-advance).
 func RunNow(s *cluster.State, ctrls []Controller) error {
+	if s.Resumed() {
+		return nil
+	}
 	for round := 0; round < maxRoundsPerInstant; round++ {
 		changed := false
 		for _, c := range ctrls {
@@ -37,6 +54,7 @@ func RunNow(s *cluster.State, ctrls []Controller) error {
 			changed = changed || ch
 		}
 		if !changed {
+			s.MarkSettled()
 			return nil
 		}
 	}

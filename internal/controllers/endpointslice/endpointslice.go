@@ -39,6 +39,9 @@ type Controller struct {
 	// objects only, so a pass over an unchanged state has nothing to do.
 	synced int64
 	ran    bool
+	// seen is what the last pass saw, to recompute only the Services
+	// whose inputs changed since (resume.go).
+	seen *seen
 }
 
 // New returns the EndpointSlice controller.
@@ -53,8 +56,19 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	if c.ran && s.ResourceVersion == c.synced {
 		return false, nil
 	}
+	if !c.ran || c.seen == nil {
+		c.seen = newSeen()
+	}
+	dirty, all := c.seen.diff(s)
+	all = all || !c.ran
 	changed := syncAPIServerEndpoints(s)
-	podsByNS := podsOfSelectingServices(s)
+	podsByNS := podsOfSelectingServices(s, func(svc string) bool { return all || dirty[svc] })
+	podsOf := func(key string, svc *corev1.Service) []*corev1.Pod {
+		if all || dirty[key] {
+			return podsByNS[svc.Namespace]
+		}
+		return c.seen.candidates(s, svc)
+	}
 	slicesBySvc := map[string][]*discoveryv1.EndpointSlice{}
 	for _, key := range cluster.SortedKeys(s.EndpointSlices) {
 		sl := s.EndpointSlices[key]
@@ -65,14 +79,18 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 		slicesBySvc[svcKey] = append(slicesBySvc[svcKey], sl)
 	}
 	for _, key := range cluster.SortedKeys(s.Services) {
+		if _, ok := dirty[key]; !all && !ok {
+			continue
+		}
 		svc := s.Services[key]
-		if syncService(s, svc, podsByNS[svc.Namespace], slicesBySvc[key]) {
-			changed = true
-		}
+		pods := podsOf(key, svc)
+		wrote := syncService(s, svc, pods, slicesBySvc[key])
 		if len(svc.Spec.Selector) > 0 && svc.Spec.Type != corev1.ServiceTypeExternalName &&
-			syncEndpoints(s, svc, podsByNS[svc.Namespace]) {
-			changed = true
+			syncEndpoints(s, svc, pods) {
+			wrote = true
 		}
+		c.seen.synced(svc, pods, wrote)
+		changed = changed || wrote
 	}
 	// The Endpoints controller deletes the Endpoints of a deleted Service
 	// (they have no owner reference for the garbage collector to follow).
@@ -83,17 +101,18 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 			changed = true
 		}
 	}
+	c.seen.written(s)
 	c.ran, c.synced = true, s.ResourceVersion
 	return changed, nil
 }
 
 // podsOfSelectingServices lists, in key order, the pods of the namespaces
-// that have a Service with a selector (most pods of a large cluster need no
-// sorting when few namespaces have Services).
-func podsOfSelectingServices(s *cluster.State) map[string][]*corev1.Pod {
+// that have a Service with a selector that want accepts (most pods of a
+// large cluster need no sorting when few namespaces have Services).
+func podsOfSelectingServices(s *cluster.State, want func(svc string) bool) map[string][]*corev1.Pod {
 	out := map[string][]*corev1.Pod{}
-	for _, svc := range s.Services {
-		if len(svc.Spec.Selector) > 0 {
+	for key, svc := range s.Services {
+		if len(svc.Spec.Selector) > 0 && want(key) {
 			out[svc.Namespace] = nil
 		}
 	}
@@ -226,7 +245,7 @@ func (w *writer) reconcilePortMap(existing []*discoveryv1.EndpointSlice, desired
 				continue
 			}
 			placed[k] = true
-			if !apiequality.Semantic.DeepEqual(sl.Endpoints[i], desired[j]) {
+			if !endpointEqual(&sl.Endpoints[i], &desired[j]) {
 				dirty = true
 			}
 			kept = append(kept, desired[j])

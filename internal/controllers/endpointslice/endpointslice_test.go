@@ -215,7 +215,7 @@ func TestPlaceholderTurnsIntoTheSlice(t *testing.T) {
 	name := slices[0].Name
 	s.Pods["shop/web-0"].Status.PodIP = "10.1.0.1"
 	ready(s.Pods["shop/web-0"])
-	s.Bump()
+	s.Pods["shop/web-0"].ResourceVersion = s.Bump() // a write moves the object's version
 	_, _ = c.Sync(s)
 	slices = slicesOf(s, "web")
 	if len(slices) != 1 || slices[0].Name != name || len(slices[0].Endpoints) != 1 || len(slices[0].Ports) != 1 {

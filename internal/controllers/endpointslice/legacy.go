@@ -44,7 +44,7 @@ func syncEndpoints(s *cluster.State, svc *corev1.Service, pods []*corev1.Pod) bo
 	if !ok && namespaceTerminating(s, svc.Namespace) {
 		return false
 	}
-	if ok && apiequality.Semantic.DeepEqual(cur.Subsets, subsets) && apiequality.Semantic.DeepEqual(cur.Labels, want) {
+	if ok && subsetsEqual(cur.Subsets, subsets) && apiequality.Semantic.DeepEqual(cur.Labels, want) {
 		return false
 	}
 	ep := &corev1.Endpoints{
