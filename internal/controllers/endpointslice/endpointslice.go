@@ -125,7 +125,7 @@ func podsOfSelectingServices(s *cluster.State, want func(svc string) bool) map[s
 		}
 	}
 	for _, list := range out {
-		sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+		sortByName(list)
 	}
 	return out
 }
