@@ -11,7 +11,7 @@ import (
 )
 
 // ClaimPodsAmong is ClaimPods over candidate pod keys instead of every pod
-// of the state (docs/simulation-speed.md#workload-controllers-pod-index).
+// of the state (docs/simulation-speed.md#workload-controllers-pod-index-session-22).
 // keys must include every pod the owner controls and every orphan it could
 // adopt; extra, missing or repeated keys are harmless, since each pod is
 // looked up and judged afresh exactly as ClaimPods judges it. The writes go

@@ -14,7 +14,7 @@ import (
 )
 
 // podIndex is built in one walk over the pods per pass and serves every set
-// of that pass (docs/simulation-speed.md#workload-controllers-pod-index):
+// of that pass (docs/simulation-speed.md#workload-controllers-pod-index-session-22):
 // pod keys by controller UID, and orphan keys by namespace and by the name
 // their ordinal suffix follows ("<set>-<n>"), the only orphans a set may
 // adopt. Entries are keys, not pods: a reader looks each up and re-checks
