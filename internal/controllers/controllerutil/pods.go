@@ -252,12 +252,15 @@ func ClaimPods(s *cluster.State, owner metav1.Object, apiVersion, kind string, s
 	if len(adopt) == 0 && len(release) == 0 {
 		return false
 	}
-	keys := append(adopt, release...)
-	slices.Sort(keys)
+	// The adopting marks are taken before the merged list is sorted: that
+	// list may share adopt's backing array, and sorting it in place would
+	// reorder adopt too.
 	adopting := map[string]bool{}
 	for _, k := range adopt {
 		adopting[k] = true
 	}
+	keys := append(adopt, release...)
+	slices.Sort(keys)
 	for _, k := range keys {
 		p := s.Pods[k]
 		if adopting[k] {

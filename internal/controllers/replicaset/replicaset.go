@@ -17,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -61,7 +60,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 }
 
 func syncReplicaSet(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) (bool, error) {
-	selector, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	selector, err := controllerutil.SelectorMatcher(rs.Spec.Selector)
 	if err != nil {
 		return false, err
 	}
@@ -228,14 +227,14 @@ func ActivePods(s *cluster.State, rs *appsv1.ReplicaSet) []*corev1.Pod {
 
 // claimPods adopts orphan pods matching the selector and releases controlled
 // pods that no longer match, as the ControllerRefManager does.
-func claimPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet, selector labels.Selector) bool {
+func claimPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet, selector func(map[string]string) bool) bool {
 	changed := false
 	ix.ensure()
 	adopt := func(p *corev1.Pod) bool {
-		return p.DeletionTimestamp == nil && controllerutil.IsPodActive(p) && selector.Matches(labels.Set(p.Labels))
+		return p.DeletionTimestamp == nil && controllerutil.IsPodActive(p) && selector(p.Labels)
 	}
 	release := func(p *corev1.Pod) bool {
-		return p.DeletionTimestamp == nil && !selector.Matches(labels.Set(p.Labels))
+		return p.DeletionTimestamp == nil && !selector(p.Labels)
 	}
 	// The writes go in key order (their resourceVersions follow it); a
 	// group without any is not put in order at all.
@@ -330,13 +329,12 @@ func replicaFailure(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetCondition {
 
 // updateStatus recomputes status (calculateStatus) and writes it if it changed.
 func updateStatus(s *cluster.State, rs *appsv1.ReplicaSet, pods []*corev1.Pod, manageErr error) bool {
-	templateLabels := labels.Set(rs.Spec.Template.Labels).AsSelectorPreValidated()
 	st := rs.Status.DeepCopy()
 	st.Replicas = int32(len(pods))
 	st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
 	var nextAvailable time.Time
 	for _, p := range pods {
-		if templateLabels.Matches(labels.Set(p.Labels)) {
+		if controllerutil.HasLabels(p.Labels, rs.Spec.Template.Labels) {
 			st.FullyLabeledReplicas++
 		}
 		if controllerutil.IsPodReady(p) {

@@ -43,8 +43,9 @@ func (c *Controller) Name() string { return Name }
 // Sync reconciles every StatefulSet in key order, then deletes claims whose
 // owning set is gone under whenDeleted: Delete (the garbage collector's part).
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
+	ix := newPodIndex(s)
 	changed, err := controllerutil.SyncEach(s, s.StatefulSets, "StatefulSet", func(set *appsv1.StatefulSet) (bool, error) {
-		return syncSet(s, set)
+		return syncSet(s, ix, set)
 	})
 	if err != nil {
 		return changed, err
@@ -57,33 +58,44 @@ type setPods struct {
 	condemned []*corev1.Pod // ordinals >= replicas, ascending
 }
 
-func syncSet(s *cluster.State, set *appsv1.StatefulSet) (bool, error) {
+func syncSet(s *cluster.State, ix *podIndex, set *appsv1.StatefulSet) (bool, error) {
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil {
 		return false, err
 	}
 	// Only orphans named as members of the set are adopted.
-	changed := controllerutil.ClaimPods(s, set, "apps/v1", "StatefulSet", selector, func(p *corev1.Pod) bool { return ordinalOf(set, p) >= 0 })
+	changed := controllerutil.ClaimPodsAmong(s, ix.claimKeys(set), set, "apps/v1", "StatefulSet", selector, func(p *corev1.Pod) bool { return ordinalOf(set, p) >= 0 })
+	ix.claimed(changed)
 	updateRevision := RevisionName(set)
 	currentRevision := set.Status.CurrentRevision
 	if currentRevision == "" {
 		currentRevision = updateRevision
 	}
-	pods := collect(s, set)
-	ch, err := reconcile(s, set, pods, currentRevision, updateRevision)
+	pods := split(set, ix.owned(set))
+	ch, err := reconcile(s, ix, set, pods, currentRevision, updateRevision)
 	changed = changed || ch
-	return updateStatus(s, set, collect(s, set), currentRevision, updateRevision) || changed, err
+	return updateStatus(s, set, split(set, ix.owned(set)), currentRevision, updateRevision) || changed, err
 }
 
-// collect splits the set's pods into the wanted ordinals and the condemned ones.
+// collect splits the set's pods into the wanted ordinals and the condemned
+// ones, walking every pod: the plain computation the pass index replaces,
+// kept for the tests that compare the two.
 func collect(s *cluster.State, set *appsv1.StatefulSet) setPods {
-	n := int(replicas(set))
-	out := setPods{replicas: make([]*corev1.Pod, n)}
+	var owned []*corev1.Pod
 	for _, k := range cluster.SortedKeys(s.Pods) {
 		p := s.Pods[k]
-		if p.Namespace != set.Namespace || !controllerutil.IsControlledBy(p, string(set.UID)) {
-			continue
+		if p.Namespace == set.Namespace && controllerutil.IsControlledBy(p, string(set.UID)) {
+			owned = append(owned, p)
 		}
+	}
+	return split(set, owned)
+}
+
+// split sorts the set's pods, given in key order, into ordinals.
+func split(set *appsv1.StatefulSet, owned []*corev1.Pod) setPods {
+	n := int(replicas(set))
+	out := setPods{replicas: make([]*corev1.Pod, n)}
+	for _, p := range owned {
 		i := ordinalOf(set, p)
 		switch {
 		case i < 0:
@@ -101,7 +113,7 @@ func collect(s *cluster.State, set *appsv1.StatefulSet) setPods {
 // missing ones (with their claims), delete condemned ones from the highest
 // ordinal, then roll out the update revision. With OrderedReady each step
 // waits for every lower ordinal to be Running and Ready.
-func reconcile(s *cluster.State, set *appsv1.StatefulSet, pods setPods, currentRevision, updateRevision string) (bool, error) {
+func reconcile(s *cluster.State, ix *podIndex, set *appsv1.StatefulSet, pods setPods, currentRevision, updateRevision string) (bool, error) {
 	monotonic := set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
 	changed := false
 	for i, pod := range pods.replicas {
@@ -117,6 +129,7 @@ func reconcile(s *cluster.State, set *appsv1.StatefulSet, pods setPods, currentR
 		}
 		if pod == nil {
 			pod = podForOrdinal(s, set, pods, i, currentRevision, updateRevision)
+			ix.add(set, cluster.Key(pod.Namespace, pod.Name))
 			if err := createPod(s, set, pod, i); err != nil {
 				return changed, err
 			}
