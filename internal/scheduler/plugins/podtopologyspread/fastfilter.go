@@ -39,7 +39,7 @@ func (pl *Plugin) buildFastFilter(s *preFilterState, nodes []*framework.NodeInfo
 		}
 		names := x.ValueNames(s.constraints[i].TopologyKey)
 		counts := make([]int, len(names))
-		s.criticalPaths[i] = pathsByID(s.tpValueToMatchNum[i], names, counts)
+		s.criticalPaths[i] = pathsByID(s.tpValueToMatchNum[i].asMap(), names, counts)
 		f.ids[i], f.counts[i] = ids, counts
 	}
 	return f

@@ -367,8 +367,8 @@ func TestScoresMatchPlainComputation(t *testing.T) {
 					if _, st := run.PreFilter(cs, framework.NewPodInfo(pod, true), h.Nodes()); !st.IsSuccess() {
 						t.Fatalf("seed %d step %d (%s): PreFilter %v", seed, step, name, st.Message())
 					}
-					if s, err := getPreFilterState(cs); err != nil || !reflect.DeepEqual(s.tpValueToMatchNum, want) {
-						t.Fatalf("seed %d step %d (%s): PreFilter counts %v, want %v (%v)", seed, step, name, s.tpValueToMatchNum, want, err)
+					if s, err := getPreFilterState(cs); err != nil || !reflect.DeepEqual(countMaps(s), want) {
+						t.Fatalf("seed %d step %d (%s): PreFilter counts %v, want %v (%v)", seed, step, name, countMaps(s), want, err)
 					}
 				}
 				// Now and then another pod's PreScore comes between (its

@@ -11,6 +11,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/berth-sim/berth/internal/scheduler/framework"
+	"github.com/berth-sim/berth/internal/scheduler/plugins/helper"
 )
 
 // Filter reasons, byte-exact with upstream.
@@ -67,7 +68,7 @@ type preFilterState struct {
 	// tpValueToMatchNum is PreFilter's count per domain; it is not written
 	// afterwards, and clones share it. AddPod and RemovePod write overlay
 	// (overlay.go), which Filter reads first; it is nil on the main cycle.
-	tpValueToMatchNum []map[string]int
+	tpValueToMatchNum []*domainCounts
 	overlay           []countOverlay
 	// idCounts[i], when the counting pass made it, is tpValueToMatchNum[i]
 	// by the index's value ids (0 for values that are no domain), with
@@ -191,11 +192,10 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 		selfMatch:         make([]int, len(constraints)),
 		constraints:       constraints,
 		criticalPaths:     make([]*criticalPaths, len(constraints)),
-		tpValueToMatchNum: make([]map[string]int, len(constraints)),
+		tpValueToMatchNum: make([]*domainCounts, len(constraints)),
 		rejections:        &[2]*framework.Status{},
 	}
 	for i := range constraints {
-		s.tpValueToMatchNum[i] = make(map[string]int)
 		if constraints[i].Selector.Matches(labels.Set(pod.Labels)) {
 			s.selfMatch[i] = 1
 		}
@@ -222,9 +222,9 @@ func (pl *Plugin) PreFilter(cs *framework.CycleState, pi *framework.PodInfo, nod
 // so the result is what feeding the domains to update in name order gives,
 // without sorting every domain.
 func (s *preFilterState) initCriticalPaths() {
-	for i, m := range s.tpValueToMatchNum {
+	for i, d := range s.tpValueToMatchNum {
 		if s.criticalPaths[i] == nil {
-			s.criticalPaths[i] = twoSmallest(m)
+			s.criticalPaths[i] = twoSmallest(d.asMap())
 		}
 	}
 }
@@ -282,49 +282,66 @@ func (pl *Plugin) countFromIndex(s *preFilterState, pod *v1.Pod, nodes []*framew
 	for i := range s.constraints {
 		sel := s.constraints[i].Selector
 		kd := pl.index.KeyWithin(s.constraints[i].TopologyKey, keys)
-		m := kd.ZeroCounts()
 		// When every value of the key is a domain (the domains are the
 		// values of nodes carrying all keys: as many means the same), the
-		// counts are also kept by value id (idCounts).
-		var byID []int
-		var idOf map[string]int32
+		// counts are kept by value id only (counts.go) and also serve the
+		// fast filter (idCounts); otherwise, or should a counted value have
+		// no id, they are summed into a map.
 		names := pl.index.ValueNames(s.constraints[i].TopologyKey)
-		if len(names) == len(m) && pl.index.NumNodes() == len(nodes) {
-			_, idOf = pl.index.ValueIDs(s.constraints[i].TopologyKey)
-			byID = make([]int, len(names))
+		if len(names) == len(kd.Values) && pl.index.NumNodes() == len(nodes) {
+			_, idOf := pl.index.ValueIDs(s.constraints[i].TopologyKey)
+			if byID, ok := countByID(kd, classes, pod, sel, idOf, len(names)); ok {
+				p := newCriticalPaths()
+				for id, v := range names {
+					p.offer(id, v, byID[id])
+				}
+				s.tpValueToMatchNum[i] = idCountsOf(names, byID, nil)
+				s.criticalPaths[i], s.idCounts[i] = p, byID
+				continue
+			}
 		}
+		m := kd.ZeroCounts()
 		if !sel.Empty() {
 			for c, counts := range kd.ByClass {
-				if len(counts) == 0 {
-					continue
-				}
-				pc := classes.Class(int32(c))
-				if pc.Terminating || pc.Namespace != pod.Namespace || !sel.Matches(pc.Labels) {
+				if len(counts) == 0 || !classCounts(classes.Class(int32(c)), pod, sel) {
 					continue
 				}
 				for v, n := range counts {
 					m[v] += int(n)
-					if byID != nil {
-						id, ok := idOf[v]
-						if !ok {
-							byID = nil
-							continue
-						}
-						byID[id] += int(n)
-					}
 				}
 			}
 		}
-		s.tpValueToMatchNum[i] = m
-		if byID != nil {
-			p := newCriticalPaths()
-			for id, v := range names {
-				p.offer(id, v, byID[id])
-			}
-			s.criticalPaths[i], s.idCounts[i] = p, byID
-		}
+		s.tpValueToMatchNum[i] = mapCounts(m)
 	}
 	return true
+}
+
+// classCounts reports whether the pods of class pc count for a constraint
+// of pod with selector sel.
+func classCounts(pc *helper.PodClass, pod *v1.Pod, sel labels.Selector) bool {
+	return !pc.Terminating && pc.Namespace == pod.Namespace && sel.Matches(pc.Labels)
+}
+
+// countByID sums kd's matching pods by value id (n ids); ok is false when a
+// counted value has no id, and the caller counts by name instead.
+func countByID(kd *helper.KeyDomains, classes *helper.PodClassIndex, pod *v1.Pod, sel labels.Selector, idOf map[string]int32, n int) ([]int, bool) {
+	byID := make([]int, n)
+	if sel.Empty() {
+		return byID, true
+	}
+	for c, counts := range kd.ByClass {
+		if len(counts) == 0 || !classCounts(classes.Class(int32(c)), pod, sel) {
+			continue
+		}
+		for v, k := range counts {
+			id, ok := idOf[v]
+			if !ok {
+				return nil, false
+			}
+			byID[id] += int(k)
+		}
+	}
+	return byID, true
 }
 
 // PreFilterExtensions implements framework.PreFilterPlugin.

@@ -26,7 +26,7 @@ func preFilterCounts(t *testing.T, pl *Plugin, h framework.Handle, pod *v1.Pod) 
 	for i, p := range s.criticalPaths {
 		paths[i] = *p
 	}
-	return s.tpValueToMatchNum, paths
+	return countMaps(s), paths
 }
 
 // TestPreFilterIndexAcrossKeys binds pods one by one and checks that the

@@ -27,13 +27,13 @@ func (s *preFilterState) count(i int, v string) int {
 			return n
 		}
 	}
-	return s.tpValueToMatchNum[i][v]
+	return s.tpValueToMatchNum[i].asMap()[v]
 }
 
-// domains is len(tpValueToMatchNum[i]) as a deep copy with the same edits
+// domains is the number of domains of tpValueToMatchNum[i] as a deep copy with the same edits
 // would have it.
 func (s *preFilterState) domains(i int) int {
-	n := len(s.tpValueToMatchNum[i])
+	n := s.tpValueToMatchNum[i].size()
 	if s.overlay != nil {
 		n += s.overlay[i].added
 	}
@@ -50,7 +50,7 @@ func (s *preFilterState) add(i int, v string, delta int) int {
 	old, ok := o.counts[v]
 	if !ok {
 		var inBase bool
-		old, inBase = s.tpValueToMatchNum[i][v]
+		old, inBase = s.tpValueToMatchNum[i].asMap()[v]
 		if !inBase {
 			o.added++
 		}

@@ -25,7 +25,7 @@ type deepState struct {
 func deepOf(s *preFilterState) *deepState {
 	d := &deepState{}
 	for i := range s.constraints {
-		m := maps.Clone(s.tpValueToMatchNum[i])
+		m := maps.Clone(s.tpValueToMatchNum[i].asMap())
 		d.counts = append(d.counts, m)
 		d.paths = append(d.paths, *s.criticalPaths[i])
 	}
@@ -197,7 +197,7 @@ func TestOverlayTable(t *testing.T) {
 		return &preFilterState{
 			constraints:       []constraint{{}},
 			criticalPaths:     []*criticalPaths{newCriticalPaths()},
-			tpValueToMatchNum: []map[string]int{{"z1": 2, "z2": 0}},
+			tpValueToMatchNum: []*domainCounts{mapCounts(map[string]int{"z1": 2, "z2": 0})},
 		}
 	}
 	tests := []struct {
@@ -224,7 +224,7 @@ func TestOverlayTable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := base()
-			shared := maps.Clone(s.tpValueToMatchNum[0])
+			shared := maps.Clone(s.tpValueToMatchNum[0].asMap())
 			for _, e := range tt.edits {
 				s.add(0, e.v, e.d)
 			}
@@ -236,8 +236,8 @@ func TestOverlayTable(t *testing.T) {
 			if got := s.domains(0); got != tt.wantDomains {
 				t.Errorf("domains = %d, want %d", got, tt.wantDomains)
 			}
-			if !maps.Equal(shared, s.tpValueToMatchNum[0]) {
-				t.Errorf("shared counts written: %v, were %v", s.tpValueToMatchNum[0], shared)
+			if !maps.Equal(shared, s.tpValueToMatchNum[0].asMap()) {
+				t.Errorf("shared counts written: %v, were %v", s.tpValueToMatchNum[0].asMap(), shared)
 			}
 			c := s.Clone().(*preFilterState)
 			c.add(0, "z2", 5)

@@ -62,24 +62,22 @@ func (pl *Plugin) walkIndexed(s *preFilterState, pod *v1.Pod, nodes []*framework
 		}
 	}
 	// The sums by id are the renumbered counts buildFastFilter wants (ids
-	// no node took part with count 0), and the critical paths are found
-	// while filling the maps, so it need not look every domain up again.
+	// no node took part with count 0) and, with seen, the state's counts
+	// (counts.go: no map unless a domain is asked by name); the critical
+	// paths are found here, so buildFastFilter need not look every domain
+	// up again.
 	s.idCounts = make([][]int, len(s.constraints))
 	for i := range s.constraints {
 		names := x.ValueNames(s.constraints[i].TopologyKey)
-		m := s.tpValueToMatchNum[i]
-		fresh := len(m) == 0
 		p, n := newCriticalPaths(), 0
 		for id, ok := range seen[i] {
 			if ok {
-				m[names[id]] += sums[i][id]
 				p.offer(n, names[id], sums[i][id])
 				n++
 			}
 		}
-		if fresh {
-			s.criticalPaths[i], s.idCounts[i] = p, sums[i]
-		}
+		s.tpValueToMatchNum[i] = idCountsOf(names, sums[i], seen[i])
+		s.criticalPaths[i], s.idCounts[i] = p, sums[i]
 	}
 }
 

@@ -112,7 +112,7 @@ func checkFastFilter(t *testing.T, pl *Plugin, nodes []*framework.NodeInfo, pod 
 	if s.fast == nil {
 		t.Fatal("no renumbered counts")
 	}
-	for i, m := range s.tpValueToMatchNum {
+	for i, m := range countMaps(s) {
 		if got, want := *s.criticalPaths[i], *sortedPaths(m); got != want {
 			t.Fatalf("constraint %d: critical paths %v, by sorting %v", i, got, want)
 		}
