@@ -55,28 +55,19 @@ func (f *FitError) histogram() []string {
 	// cycle): count objects first, then their reasons once each. A run of
 	// nodes with the same object is counted once.
 	byStatus := make(map[*framework.Status]int, 8)
-	if p := f.NodeToStatus.ByPosition; p != nil {
-		var last *framework.Status
-		run := 0
-		for _, st := range p.Status {
-			if st == nil {
-				continue
+	var last *framework.Status
+	run := 0
+	f.NodeToStatus.Each(func(_ string, st *framework.Status) {
+		if st != last {
+			if run > 0 {
+				byStatus[last] += run
 			}
-			if st != last {
-				if run > 0 {
-					byStatus[last] += run
-				}
-				last, run = st, 0
-			}
-			run++
+			last, run = st, 0
 		}
-		if run > 0 {
-			byStatus[last] += run
-		}
-	} else {
-		for _, st := range f.NodeToStatus.Statuses {
-			byStatus[st]++
-		}
+		run++
+	})
+	if run > 0 {
+		byStatus[last] += run
 	}
 	for st, n := range byStatus {
 		for _, r := range st.Reasons() {
