@@ -1,9 +1,12 @@
 package cluster
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"slices"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -11,16 +14,16 @@ import (
 	"github.com/berth-sim/berth/internal/store"
 )
 
-// fullBatch is how many entries a complete save encodes and writes per
-// transaction: enough to keep the cores busy and the transactions few,
-// few enough that a batch's encodings and pages stay a few tens of
-// megabytes however large the cluster.
+// fullBatch is how many entries a complete save encodes at a time: enough
+// to keep the cores busy, few enough that a batch's encodings (two batches
+// are in flight) stay a few tens of megabytes however large the cluster.
 const fullBatch = 8192
 
 // saveFull writes s as a new database at path (a state saved where it was
 // not loaded from): every bucket in key order, in batches of encodings made
-// on all cores into reused buffers and written one transaction each
-// (store.Creator). It returns the memo of what it wrote.
+// on all cores into reused buffers, each laid out in pages by
+// store.Creator while the next is encoded (docs/state.md#the-fresh-file-write).
+// It returns the memo of what it wrote.
 func (s *State) saveFull(l *layout, path string) (*storeMemo, error) {
 	next := newMemo(path)
 	meta, err := s.metaChanges(l, newMemo(path), next, true)
@@ -43,12 +46,11 @@ func (s *State) saveFull(l *layout, path string) (*storeMemo, error) {
 }
 
 // batchWriter encodes batches into per-job arenas that are reused once
-// the batch is committed.
+// the batch is in the Creator's pages.
 type batchWriter struct {
-	c      *store.Creator
-	arenas []*arena
-	vals   [][]byte
-	kvs    []store.KV
+	c       *store.Creator
+	batches [2]encodedBatch
+	kvs     []store.KV
 }
 
 // arenaBlock is the size of an arena's blocks: a few hundred encoded pods.
@@ -93,6 +95,9 @@ func (a *arena) add(val []byte) []byte {
 }
 
 func (w *batchWriter) save(s *State, l *layout, meta []store.KV, next *storeMemo) error {
+	// The new file takes each bucket's keys in order.
+	meta = slices.Clone(meta)
+	slices.SortFunc(meta, func(a, b store.KV) int { return bytes.Compare(a.Key, b.Key) })
 	if err := w.c.Put(metaBucket, meta); err != nil {
 		return err
 	}
@@ -109,7 +114,7 @@ func (w *batchWriter) save(s *State, l *layout, meta []store.KV, next *storeMemo
 			objs[i] = m.MapIndex(reflect.ValueOf(k)).Interface().(runtime.Object)
 		}
 		hashes := make([]uint64, len(keys))
-		key := func(i int) []byte { return []byte(keys[i]) }
+		key := func(i int) []byte { return unsafe.Slice(unsafe.StringData(keys[i]), len(keys[i])) }
 		if err := w.bucket(ob.name, objs, key, ob.kind.GVK, hashes); err != nil {
 			return err
 		}
@@ -126,55 +131,101 @@ func (w *batchWriter) save(s *State, l *layout, meta []store.KV, next *storeMemo
 		objs[i], seqs[i] = e, uint64(i+1)
 	}
 	hashes := make([]uint64, n)
-	if err := w.bucket(eventsBucket, objs, func(i int) []byte { return seqKey(seqs[i]) }, EventKind.GVK, hashes); err != nil {
+	seqKeys := make([]byte, 8*n)
+	for i, seq := range seqs {
+		binary.BigEndian.PutUint64(seqKeys[8*i:], seq)
+	}
+	if err := w.bucket(eventsBucket, objs, func(i int) []byte { return seqKeys[8*i : 8*i+8] }, EventKind.GVK, hashes); err != nil {
 		return err
 	}
 	next.eventList, next.eventSeqs, next.eventHashes, next.lastSeq = slices.Clone(s.Events), seqs, hashes, uint64(n)
 	return nil
 }
 
-// bucket writes objs under their keys into bucket (created even when
-// empty), filling hashes.
-func (w *batchWriter) bucket(name string, objs []runtime.Object, key func(i int) []byte, gvk schema.GroupVersionKind, hashes []uint64) error {
-	if err := w.c.Put(name, nil); err != nil {
-		return err
+// encodedBatch is one batch of a bucket encoded: its values, cut from
+// the arenas of its jobs, which stay untouched until the batch is written.
+type encodedBatch struct {
+	from, to int
+	arenas   []*arena
+	vals     [][]byte
+	errs     []error
+	done     chan struct{}
+}
+
+// encode starts encoding objs[from:to] into b on all cores.
+func (b *encodedBatch) encode(name string, objs []runtime.Object, key func(i int) []byte, gvk schema.GroupVersionKind, hashes []uint64, from, to int) {
+	jobs := (to - from + chunk - 1) / chunk
+	for len(b.arenas) < jobs {
+		b.arenas = append(b.arenas, &arena{})
 	}
-	for from := 0; from < len(objs); from += fullBatch {
-		to := min(from+fullBatch, len(objs))
-		jobs := (to - from + chunk - 1) / chunk
-		for len(w.arenas) < jobs {
-			w.arenas = append(w.arenas, &arena{})
-		}
-		w.vals = slices.Grow(w.vals[:0], to-from)[:to-from]
-		errs := make([]error, jobs)
+	b.from, b.to = from, to
+	b.vals = slices.Grow(b.vals[:0], to-from)[:to-from]
+	b.errs = slices.Grow(b.errs[:0], jobs)[:jobs]
+	clear(b.errs)
+	b.done = make(chan struct{})
+	go func() {
+		defer close(b.done)
 		runJobs(jobs, func(j int) {
-			a := w.arenas[j]
+			a := b.arenas[j]
 			a.reset()
 			for i := from + j*chunk; i < min(from+(j+1)*chunk, to); i++ {
 				var err error
 				if a.scratch, err = store.AppendEncoded(a.scratch[:0], objs[i], gvk); err != nil {
-					errs[j] = fmt.Errorf("%s %q: %w", name, key(i), err)
+					b.errs[j] = fmt.Errorf("%s %q: %w", name, key(i), err)
 					return
 				}
 				val := a.add(a.scratch)
-				w.vals[i-from], hashes[i] = val, store.Hash(val)
+				b.vals[i-from], hashes[i] = val, store.Hash(val)
 			}
 		})
-		for _, err := range errs {
-			if err != nil {
-				return err
+	}()
+}
+
+// bucket writes objs under their keys into bucket (created even when
+// empty), filling hashes. Batches are pipelined: while one is laid out in
+// pages and written, the next is encoded, on every core (two sets of
+// arenas take turns). The keys are only read: key may return memory it
+// does not own.
+func (w *batchWriter) bucket(name string, objs []runtime.Object, key func(i int) []byte, gvk schema.GroupVersionKind, hashes []uint64) error {
+	if err := w.c.Put(name, nil); err != nil {
+		return err
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	cur, next := &w.batches[0], &w.batches[1]
+	cur.encode(name, objs, key, gvk, hashes, 0, min(fullBatch, len(objs)))
+	for {
+		<-cur.done
+		more := cur.to < len(objs)
+		if more {
+			next.encode(name, objs, key, gvk, hashes, cur.to, min(cur.to+fullBatch, len(objs)))
+		}
+		err := w.write(name, cur, key)
+		if err != nil || !more {
+			if more {
+				<-next.done
 			}
-		}
-		w.kvs = w.kvs[:0]
-		for i := from; i < to; i++ {
-			w.kvs = append(w.kvs, store.KV{Key: key(i), Value: w.vals[i-from]})
-		}
-		if err := w.c.Put(name, w.kvs); err != nil {
 			return err
 		}
-		if err := w.c.Commit(); err != nil {
+		cur, next = next, cur
+	}
+}
+
+// write puts an encoded batch into the file; its arenas may then be
+// reused.
+func (w *batchWriter) write(name string, b *encodedBatch, key func(i int) []byte) error {
+	for _, err := range b.errs {
+		if err != nil {
 			return err
 		}
 	}
-	return nil
+	w.kvs = w.kvs[:0]
+	for i := b.from; i < b.to; i++ {
+		w.kvs = append(w.kvs, store.KV{Key: key(i), Value: b.vals[i-b.from]})
+	}
+	if err := w.c.Put(name, w.kvs); err != nil {
+		return err
+	}
+	return w.c.Commit()
 }
