@@ -2,7 +2,14 @@ package cluster
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berth-sim/berth/internal/store"
 )
 
 // TestArenaKeepsValues: every value cut from the arena keeps its bytes
@@ -46,5 +53,46 @@ func TestArenaKeepsValues(t *testing.T) {
 				t.Errorf("the same batch again took %d blocks, want the %d it had", len(a.blocks), blocks)
 			}
 		})
+	}
+}
+
+// TestArenaEncodeInPlace: objects encoded straight into the blocks (and
+// those that outgrow a block's rest, or a whole block) read back as their
+// plain encoding, keep it while later ones are encoded, and have no spare
+// capacity.
+func TestArenaEncodeInPlace(t *testing.T) {
+	var pods []*corev1.Pod
+	for i := 0; i < 600; i++ {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("p", i), Namespace: "default",
+			Annotations: map[string]string{"a": strings.Repeat("x", (i*7919)%3000)}}}
+		if i%97 == 5 {
+			p.Annotations["big"] = strings.Repeat("y", arenaBlock+i)
+		}
+		pods = append(pods, p)
+	}
+	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
+	a := &arena{}
+	for round := 0; round < 2; round++ {
+		a.reset()
+		var got [][]byte
+		for _, p := range pods {
+			v, err := a.encode(p, gvk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, v)
+		}
+		for i, p := range pods {
+			want, err := store.Encode(p, gvk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got[i], want) {
+				t.Fatalf("round %d: pod %d reads back %d bytes, not its %d-byte encoding", round, i, len(got[i]), len(want))
+			}
+			if cap(got[i]) != len(got[i]) {
+				t.Fatalf("round %d: pod %d has spare capacity", round, i)
+			}
+		}
 	}
 }

@@ -57,17 +57,35 @@ type batchWriter struct {
 const arenaBlock = 256 << 10
 
 // arena holds one job's encoded values of a batch. An object is encoded
-// into a scratch buffer and copied into the current block; a value that
-// does not fit starts the next block. Blocks never grow, so values already
-// cut from them stay put and nothing is copied twice: one growing buffer
-// per job copied itself at every growth (five times its final size) and
-// left the copies to the collector, at the end of a command whose heap is
-// the whole cluster (docs/state.md#speed). reset keeps the blocks for the
-// next batch.
+// straight into the rest of the current block; one that does not fit there
+// is encoded on its own and copied to the next block. Blocks never grow, so
+// values already cut from them stay put: one growing buffer per job copied
+// itself at every growth (five times its final size) and left the copies
+// to the collector, at the end of a command whose heap is the whole
+// cluster (docs/state.md#speed). reset keeps the blocks for the next batch.
 type arena struct {
-	scratch []byte
-	blocks  [][]byte
-	cur     int // index of the block being filled
+	blocks [][]byte
+	cur    int // index of the block being filled
+}
+
+// encode appends obj's stored form to the arena and returns it.
+func (a *arena) encode(obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, error) {
+	if a.cur == len(a.blocks) {
+		a.blocks = append(a.blocks, make([]byte, 0, arenaBlock))
+	}
+	b := a.blocks[a.cur]
+	// The rest of the block, capped so that an encoding that outgrows it
+	// moves to memory of its own instead of past the block's end.
+	rest := b[len(b):len(b):cap(b)]
+	val, err := store.AppendEncoded(rest, obj, gvk)
+	if err != nil {
+		return nil, err
+	}
+	if cap(rest) > 0 && len(val) > 0 && unsafe.SliceData(val) == unsafe.SliceData(rest) {
+		a.blocks[a.cur] = b[:len(b)+len(val)]
+		return val[:len(val):len(val)], nil
+	}
+	return a.add(val), nil
 }
 
 func (a *arena) reset() {
@@ -169,12 +187,11 @@ func (b *encodedBatch) encode(name string, objs []runtime.Object, key func(i int
 			a := b.arenas[j]
 			a.reset()
 			for i := from + j*chunk; i < min(from+(j+1)*chunk, to); i++ {
-				var err error
-				if a.scratch, err = store.AppendEncoded(a.scratch[:0], objs[i], gvk); err != nil {
+				val, err := a.encode(objs[i], gvk)
+				if err != nil {
 					b.errs[j] = fmt.Errorf("%s %q: %w", name, key(i), err)
 					return
 				}
-				val := a.add(a.scratch)
 				b.vals[i-from], hashes[i] = val, store.Hash(val)
 			}
 		})
