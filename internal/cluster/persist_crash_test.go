@@ -24,6 +24,10 @@ const crashChildEnv = "BERTH_CRASH_CHILD"
 // crashPointEnv names the write hook point at which the child kills itself.
 const crashPointEnv = "BERTH_CRASH_POINT"
 
+// crashToEnv, when set, is the directory the child saves into instead of
+// the one it loaded: a complete write of a new file over the state there.
+const crashToEnv = "BERTH_CRASH_TO"
+
 // bigChange touches every part of the state: every node, half the pods
 // deleted, new events and the clock, so that the save spans many pages.
 func bigChange(s *State) {
@@ -97,6 +101,42 @@ func TestCrashMidWrite(t *testing.T) {
 	}
 	next := fingerprint(t, done)
 
+	kills(t, base, "", previous, next)
+}
+
+// TestCrashMidFullWrite is TestCrashMidWrite for a complete save (a state
+// saved where it was not loaded from, store.Creator): the child loads one
+// copy of the previous state and saves the changed state over another;
+// killed at any point, that directory holds exactly the previous or the
+// new state.
+func TestCrashMidFullWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	base := t.TempDir()
+	if err := syntheticState(300, 600, 2000).Save(base); err != nil {
+		t.Fatal(err)
+	}
+	previous := fingerprint(t, base)
+	s, err := Load(copyState(t, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigChange(s)
+	done := t.TempDir()
+	if err := s.Save(done); err != nil {
+		t.Fatal(err)
+	}
+	next := fingerprint(t, done)
+	kills(t, base, "full", previous, next)
+}
+
+// kills runs the crash child on copies of base at every kill point and
+// requires the state read back to be previous or next. With mode "full"
+// the child saves into a second copy of base rather than the one it
+// loaded.
+func kills(t *testing.T, base, mode, previous, next string) {
+	t.Helper()
 	type kill struct {
 		point string
 		after time.Duration
@@ -108,8 +148,14 @@ func TestCrashMidWrite(t *testing.T) {
 	seen := map[string]int{}
 	for _, k := range kills {
 		dir := copyState(t, base)
+		target := dir
+		env := append(os.Environ(), crashChildEnv+"="+dir, crashPointEnv+"="+k.point)
+		if mode == "full" {
+			target = copyState(t, base)
+			env = append(env, crashToEnv+"="+target)
+		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashMidWrite$")
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+dir, crashPointEnv+"="+k.point)
+		cmd.Env = env
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -124,7 +170,7 @@ func TestCrashMidWrite(t *testing.T) {
 		}
 		io.Copy(io.Discard, stdout)
 		cmd.Wait()
-		switch got := fingerprint(t, dir); got {
+		switch got := fingerprint(t, target); got {
 		case previous:
 			seen["previous"]++
 		case next:
@@ -153,6 +199,9 @@ func crashChild(dir string) {
 		})
 	}
 	fmt.Println("saving")
+	if to := os.Getenv(crashToEnv); to != "" {
+		dir = to
+	}
 	if err := s.Save(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
