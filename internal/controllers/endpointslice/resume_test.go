@@ -23,6 +23,7 @@ import (
 // slice deleted by hand) must leave the same slices, Endpoints and
 // resource version as a fresh controller on a copy of the same state.
 func TestResumeMatchesFull(t *testing.T) {
+	unselected := 0
 	for seed := int64(1); seed <= 20; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		s := controllertest.NewState("shop", "back")
@@ -90,6 +91,14 @@ func TestResumeMatchesFull(t *testing.T) {
 			case 7:
 				svc := s.Services[cluster.SortedKeys(s.Services)[r.Intn(len(s.Services))]]
 				svc.Spec.Selector = map[string]string{"app": apps[r.Intn(len(apps))]}
+				if r.Intn(3) == 0 {
+					// No Service selecting pods: the pass skips its walk
+					// over the pods until one selects again.
+					for _, k := range cluster.SortedKeys(s.Services) {
+						s.Services[k].Spec.Selector = nil
+						s.Services[k].ResourceVersion = s.Bump()
+					}
+				}
 				svc.ResourceVersion = s.Bump()
 			case 8:
 				if r.Intn(2) == 0 {
@@ -106,6 +115,9 @@ func TestResumeMatchesFull(t *testing.T) {
 			default:
 				pod.Status.PodIP = ""
 				pod.ResourceVersion = s.Bump()
+			}
+			if !anySelects(s.Services) {
+				unselected++
 			}
 			full := s.Clone()
 			for round := 0; round < 2; round++ { // the second round settles
@@ -124,6 +136,9 @@ func TestResumeMatchesFull(t *testing.T) {
 				}
 			}
 		}
+	}
+	if unselected == 0 {
+		t.Fatal("no step left every Service without a selector")
 	}
 }
 

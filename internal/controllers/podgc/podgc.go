@@ -44,7 +44,9 @@ const (
 )
 
 // Controller implements sim.Controller.
-type Controller struct{}
+type Controller struct {
+	quiet controllerutil.Quiet
+}
 
 // New returns the pod garbage collector.
 func New() *Controller { return &Controller{} }
@@ -55,6 +57,24 @@ func (c *Controller) Name() string { return Name }
 // Sync collects the pods that are due and sets a timer for the next pass
 // that has work.
 func (c *Controller) Sync(s *cluster.State) (bool, error) {
+	// A pass reads the state and the clock only, and its timer is queued
+	// once: at the same resource version and instant as a pass that
+	// changed nothing, it would change nothing either
+	// (docs/simulation-speed.md#passes-that-cannot-change-anything). A
+	// pass that found no candidate (no pod on a missing node, none
+	// Terminating) read the clock for nothing: it stays skippable until
+	// the next write, whatever the clock.
+	if c.quiet.Skip(s) {
+		return false, nil
+	}
+	changed, candidates := c.sync(s)
+	c.quiet.DoneAnyTime(s, changed, candidates == 0)
+	return changed, nil
+}
+
+// sync is one pass; it reports whether it changed anything and how many
+// pods it had to judge.
+func (c *Controller) sync(s *cluster.State) (bool, int) {
 	// Most passes find nothing: look at every pod cheaply, sort only the
 	// few candidates (deletions happen in key order).
 	var candidates []string
@@ -88,7 +108,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	if !next.IsZero() {
 		controllerutil.AddTimerOnce(s, cluster.Timer{At: next, Owner: Name, Settling: true})
 	}
-	return changed, nil
+	return changed, len(candidates)
 }
 
 // due says whether the collector will delete the pod and at which pass,

@@ -148,3 +148,33 @@ func notReady(s *cluster.State, node *corev1.Node) {
 		}
 	}
 }
+
+// TestSkipsLaterOnlyWithoutCandidates: a pass that found no pod to judge
+// is skipped at later instants until the next write; one that found an
+// orphan waiting out its quarantine is not (its outcome follows the clock).
+func TestSkipsLaterOnlyWithoutCandidates(t *testing.T) {
+	for _, node := range []string{"n1", "gone"} {
+		s := controllertest.NewState()
+		controllertest.AddNode(s, "n1", "2", "4Gi", nil)
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"},
+			Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "x:1"}}},
+		}
+		if err := admission.CreatePod(s, pod); err != nil {
+			t.Fatal(err)
+		}
+		c := New()
+		if changed, err := c.Sync(s); changed || err != nil {
+			t.Fatalf("%s: first pass changed %v, err %v", node, changed, err)
+		}
+		s.Now = s.Now.Add(5 * time.Minute)
+		if got, want := c.quiet.Skip(s), node == "n1"; got != want {
+			t.Fatalf("pod on %s: skipped later = %v, want %v", node, got, want)
+		}
+		if node == "gone" {
+			if changed, _ := c.Sync(s); !changed {
+				t.Fatal("the orphan was not collected after its quarantine")
+			}
+		}
+	}
+}

@@ -55,7 +55,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	changed, err := controllerutil.SyncEach(s, s.ReplicaSets, "ReplicaSet", func(rs *appsv1.ReplicaSet) (bool, error) {
 		return syncReplicaSet(s, ix, rs)
 	})
-	c.quiet.Done(s, changed || err != nil)
+	c.quiet.DoneAnyTime(s, changed || err != nil, !ix.clockBound)
 	return changed, err
 }
 
@@ -64,10 +64,14 @@ func syncReplicaSet(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) (bool
 	if err != nil {
 		return false, err
 	}
-	changed := claimPods(s, ix, rs, selector)
+	t := ix.tally(rs, selector)
+	changed := claimPods(s, ix, rs, selector, t.release)
+	if changed {
+		t = ix.tally(rs, selector)
+	}
 	var manageErr error
 	want := int(ptrValue(rs.Spec.Replicas, 1))
-	diff := len(ix.activeAnyOrder(rs)) - want
+	diff := t.active - want
 	switch {
 	case diff < 0 && rejectedNow(s, ix, rs):
 		// A pod of this set was rejected by its kubelet in this very instant
@@ -77,9 +81,10 @@ func syncReplicaSet(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) (bool
 		controllerutil.AddTimerOnce(s, cluster.Timer{At: s.Now.Add(RejectionBackoff), Owner: Name, Object: cluster.Key(rs.Namespace, rs.Name)})
 	case diff < 0:
 		created, err := createPods(s, rs, min(-diff, BurstReplicas))
-		changed = changed || len(created) > 0
 		if len(created) > 0 {
+			changed = true
 			ix.touch(rs, created)
+			t = ix.tally(rs, selector)
 		}
 		manageErr = err
 	case diff > 0:
@@ -91,8 +96,18 @@ func syncReplicaSet(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) (bool
 			changed = true
 		}
 		ix.touch(rs, nil)
+		t = ix.tally(rs, selector)
 	}
-	if updateStatus(s, rs, ix.activeAnyOrder(rs), manageErr) {
+	if diff != 0 || !t.nextAvailable.IsZero() {
+		// The clock mattered: creations, deletions and the rejection
+		// back-off happen at s.Now, and a ready pod not yet available
+		// becomes so as the clock moves. Otherwise the sync counted pods
+		// whose availability cannot change as time passes (ready pods
+		// stay available, the others are not counted), and wrote the
+		// same status at any instant (docs/simulation-speed.md#passes-the-clock-does-not-change-session-23).
+		ix.clockBound = true
+	}
+	if updateStatus(s, rs, t, manageErr) {
 		changed = true
 	}
 	return changed, nil
@@ -115,26 +130,65 @@ func rejectedNow(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) bool {
 // pass over the state, so a sync is linear in the number of pods. Each group
 // is put in key order when first read. Pods this controller creates or
 // deletes for a ReplicaSet update that set's group only (touch); adopting or
-// releasing pods rebuilds the whole index.
+// releasing pods rebuilds the whole index. The same walk tallies each
+// set's pods (docs/simulation-speed.md#replicaset-one-walk-per-set-session-23).
 type podIndex struct {
 	s       *cluster.State
 	dirty   bool
-	byOwner map[types.UID][]*corev1.Pod
+	byOwner map[types.UID]*ownerGroup
 	orphans map[string][]*corev1.Pod
 	// sorted holds the owners and namespaces whose group is in key order.
 	sorted map[string]bool
+	// clockBound: some set's sync depended on the clock this pass (see
+	// syncReplicaSet).
+	clockBound bool
+}
+
+// ownerGroup is the pods one controller UID names, and, when exactly one
+// ReplicaSet (with a valid selector) has that UID, its tally as of the
+// walk. A sync writes only its own set's pods (touch drops that set's
+// tally) or rebuilds the index (claims), and nothing else writes pods
+// during the controller's pass, so a kept tally is the one tallyGroup
+// would compute when the set's sync reads it.
+type ownerGroup struct {
+	pods     []*corev1.Pod
+	set      *appsv1.ReplicaSet
+	selector func(map[string]string) bool
+	tally    tally
+	tallied  bool
 }
 
 func (ix *podIndex) ensure() {
 	if !ix.dirty {
 		return
 	}
-	ix.byOwner = map[types.UID][]*corev1.Pod{}
+	ix.byOwner = map[types.UID]*ownerGroup{}
 	ix.orphans = map[string][]*corev1.Pod{}
 	ix.sorted = map[string]bool{}
+	for _, rs := range ix.s.ReplicaSets {
+		if ix.byOwner[rs.UID] != nil {
+			// Two sets with one UID (hand-made states): the other one
+			// gets its tally from tallyGroup (tally checks the set).
+			continue
+		}
+		g := &ownerGroup{}
+		if sel, err := controllerutil.SelectorMatcher(rs.Spec.Selector); err == nil {
+			g.set, g.selector, g.tallied = rs, sel, true
+		}
+		ix.byOwner[rs.UID] = g
+	}
+	now := ix.s.Now
 	for _, p := range ix.s.Pods {
 		if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
-			ix.byOwner[ref.UID] = append(ix.byOwner[ref.UID], p)
+			g := ix.byOwner[ref.UID]
+			if g == nil {
+				g = &ownerGroup{}
+				ix.byOwner[ref.UID] = g
+			}
+			g.pods = append(g.pods, p)
+			if g.tallied {
+				g.tally.add(g.set, p, g.selector, now)
+			}
 		} else {
 			ix.orphans[p.Namespace] = append(ix.orphans[p.Namespace], p)
 		}
@@ -163,25 +217,42 @@ func sortByKey(pods []*corev1.Pod) {
 }
 
 // touch brings rs's group up to date after this controller created the
-// pods in added and deleted some of the group's pods.
+// pods in added and deleted some of the group's pods; the set's tally is
+// recomputed when next read.
 func (ix *podIndex) touch(rs *appsv1.ReplicaSet, added []*corev1.Pod) {
 	if ix.dirty {
 		return
 	}
-	kept := ix.byOwner[rs.UID][:0:0]
-	for _, p := range ix.byOwner[rs.UID] {
+	g := ix.byOwner[rs.UID]
+	if g == nil {
+		g = &ownerGroup{}
+		ix.byOwner[rs.UID] = g
+	}
+	kept := g.pods[:0:0]
+	for _, p := range g.pods {
 		if ix.s.Pods[cluster.Key(p.Namespace, p.Name)] == p {
 			kept = append(kept, p)
 		}
 	}
-	ix.byOwner[rs.UID] = append(kept, added...)
+	g.pods = append(kept, added...)
+	g.tallied = false
 	ix.sorted["o/"+string(rs.UID)] = false
+}
+
+// tally returns rs's tally: the walk's when it holds for rs, else one
+// walk over rs's group.
+func (ix *podIndex) tally(rs *appsv1.ReplicaSet, selector func(map[string]string) bool) tally {
+	ix.ensure()
+	if g := ix.byOwner[rs.UID]; g != nil && g.tallied && g.set == rs {
+		return g.tally
+	}
+	return tallyGroup(rs, ix.group(rs), selector, ix.s.Now)
 }
 
 // owned returns every pod rs controls, whatever its phase, in key order.
 func (ix *podIndex) owned(rs *appsv1.ReplicaSet) []*corev1.Pod {
 	ix.ensure()
-	return ix.inKeyOrder("o/"+string(rs.UID), ix.byOwner[rs.UID])
+	return ix.inKeyOrder("o/"+string(rs.UID), ix.group(rs))
 }
 
 // group returns every pod rs controls in no particular order: for the
@@ -190,17 +261,15 @@ func (ix *podIndex) owned(rs *appsv1.ReplicaSet) []*corev1.Pod {
 // than the rest of a pass that changes nothing.
 func (ix *podIndex) group(rs *appsv1.ReplicaSet) []*corev1.Pod {
 	ix.ensure()
-	return ix.byOwner[rs.UID]
+	if g := ix.byOwner[rs.UID]; g != nil {
+		return g.pods
+	}
+	return nil
 }
 
 // active returns the active pods rs controls, in key order.
 func (ix *podIndex) active(rs *appsv1.ReplicaSet) []*corev1.Pod {
 	return activeOf(rs, ix.owned(rs))
-}
-
-// activeAnyOrder is active in no particular order.
-func (ix *podIndex) activeAnyOrder(rs *appsv1.ReplicaSet) []*corev1.Pod {
-	return activeOf(rs, ix.group(rs))
 }
 
 func activeOf(rs *appsv1.ReplicaSet, owned []*corev1.Pod) []*corev1.Pod {
@@ -226,8 +295,10 @@ func ActivePods(s *cluster.State, rs *appsv1.ReplicaSet) []*corev1.Pod {
 }
 
 // claimPods adopts orphan pods matching the selector and releases controlled
-// pods that no longer match, as the ControllerRefManager does.
-func claimPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet, selector func(map[string]string) bool) bool {
+// pods that no longer match, as the ControllerRefManager does. mayRelease
+// is the tally's release flag: whether any pod of the set's group is to be
+// released (the group does not change while orphans are adopted).
+func claimPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet, selector func(map[string]string) bool, mayRelease bool) bool {
 	changed := false
 	ix.ensure()
 	adopt := func(p *corev1.Pod) bool {
@@ -247,7 +318,7 @@ func claimPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet, selector f
 			}
 		}
 	}
-	if slices.ContainsFunc(ix.group(rs), release) {
+	if mayRelease {
 		for _, p := range ix.owned(rs) {
 			if release(p) {
 				controllerutil.ReleasePod(p, rs.UID)
@@ -327,25 +398,13 @@ func replicaFailure(rs *appsv1.ReplicaSet) *appsv1.ReplicaSetCondition {
 	return nil
 }
 
-// updateStatus recomputes status (calculateStatus) and writes it if it changed.
-func updateStatus(s *cluster.State, rs *appsv1.ReplicaSet, pods []*corev1.Pod, manageErr error) bool {
+// updateStatus recomputes status (calculateStatus) from the tally of the
+// set's active pods and writes it if it changed.
+func updateStatus(s *cluster.State, rs *appsv1.ReplicaSet, t tally, manageErr error) bool {
 	st := rs.Status.DeepCopy()
-	st.Replicas = int32(len(pods))
-	st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
-	var nextAvailable time.Time
-	for _, p := range pods {
-		if controllerutil.HasLabels(p.Labels, rs.Spec.Template.Labels) {
-			st.FullyLabeledReplicas++
-		}
-		if controllerutil.IsPodReady(p) {
-			st.ReadyReplicas++
-			if controllerutil.IsPodAvailable(p, rs.Spec.MinReadySeconds, s.Now) {
-				st.AvailableReplicas++
-			} else if at := controllerutil.AvailableAt(p, rs.Spec.MinReadySeconds); nextAvailable.IsZero() || at.Before(nextAvailable) {
-				nextAvailable = at
-			}
-		}
-	}
+	st.Replicas = int32(t.active)
+	st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas = t.fullyLabeled, t.ready, t.available
+	nextAvailable := t.nextAvailable
 	st.ObservedGeneration = rs.Generation
 	switch {
 	case manageErr != nil:
