@@ -86,6 +86,7 @@ var source = cluster.EventSource{Component: Name}
 type Controller struct {
 	allocator IPAllocator
 	quiet     controllerutil.Quiet
+	waits     waits
 }
 
 // New returns the kubelet model (one for all nodes) with a fallback address
@@ -120,6 +121,7 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 	if c.allocator != nil {
 		nodes.allocate = c.allocator(s)
 	}
+	c.waits.begin(s)
 	for _, p := range s.Pods {
 		if p.Spec.NodeName == "" || cluster.IsTerminal(p) {
 			continue
@@ -128,7 +130,7 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 			terminating = append(terminating, p)
 			continue
 		}
-		if !settled(p) {
+		if !settled(p) && !c.waits.still(s, p) {
 			pods = append(pods, p)
 		}
 	}
@@ -136,6 +138,7 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 	// the second-resolution timestamps as the order the pods reached the
 	// kubelet would (docs/ordering.md).
 	sortForKubelet(s, pods)
+	c.waits.size = len(pods)
 	cluster.SortByCreation(s, terminating)
 	changed := syncNodeHeartbeats(s)
 	if syncTerminating(s, terminating) {
@@ -151,10 +154,12 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 			// controller owns the pod's Ready condition meanwhile).
 			continue
 		}
+		nodes.waited = time.Time{}
 		ch, err := syncPod(s, nodes, p, f.node)
 		if err != nil {
 			return changed, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
+		c.waits.note(p, f.node, nodes.waited)
 		changed = changed || ch
 	}
 	return changed, nil
@@ -173,20 +178,28 @@ func settled(pod *corev1.Pod) bool {
 }
 
 // sortForKubelet orders pods by creation timestamp, then create revision,
-// then key, with the sort keys read once per pod.
+// then key, with the sort keys read once per pod. The timestamp is compared
+// as whole seconds and nanoseconds, which orders as time.Time.Compare does
+// (TestSortForKubeletMatchesPlain) without decoding the time in every
+// comparison.
 func sortForKubelet(s *cluster.State, pods []*corev1.Pod) {
 	type entry struct {
-		created time.Time
-		rev     int64
-		pod     *corev1.Pod
+		sec  int64
+		nsec int64
+		rev  int64
+		pod  *corev1.Pod
 	}
 	entries := make([]entry, len(pods))
 	for i, p := range pods {
-		entries[i] = entry{p.CreationTimestamp.Time, s.CreateRevisions[p.UID], p}
+		t := p.CreationTimestamp.Time
+		entries[i] = entry{t.Unix(), int64(t.Nanosecond()), s.CreateRevisions[p.UID], p}
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
-		if c := a.created.Compare(b.created); c != 0 {
-			return c
+		if a.sec != b.sec {
+			return cmp.Compare(a.sec, b.sec)
+		}
+		if a.nsec != b.nsec {
+			return cmp.Compare(a.nsec, b.nsec)
 		}
 		if c := cmp.Compare(a.rev, b.rev); c != 0 {
 			return c
@@ -226,7 +239,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		}
 		at := from.Add(nodes.timing(node).Sandbox)
 		if s.Now.Before(at) {
-			nodes.wakeAt(at)
+			nodes.waitUntil(at)
 			return changed, nil
 		}
 		if !volumesAt.IsZero() {
@@ -245,7 +258,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		pull := pullDelay(pod, node, t.Pull)
 		at := sandbox.LastTransitionTime.Add(pull)
 		if s.Now.Before(at) {
-			nodes.wakeAt(at)
+			nodes.waitUntil(at)
 			return changed, nil
 		}
 		if t.Start > 0 {
@@ -254,7 +267,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 				changed = true
 			}
 			if at = at.Add(t.Start); s.Now.Before(at) {
-				nodes.wakeAt(at)
+				nodes.waitUntil(at)
 				return changed, nil
 			}
 		}
@@ -267,7 +280,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 	if !controllerutil.IsPodReady(pod) {
 		at := runningSince(pod).Add(readinessDelay(pod))
 		if s.Now.Before(at) {
-			nodes.wakeAt(at)
+			nodes.waitUntil(at)
 			return changed, nil
 		}
 		markReady(s, pod)
@@ -345,6 +358,15 @@ type nodeInfos struct {
 	// nodes holds, per node name, what the sync reads of the node for each
 	// of its pods (facts); nil for a name with no node.
 	nodes map[string]*nodeFacts
+	// waited is the instant the pod syncPod last visited waits for (zero:
+	// it does not wait for a time).
+	waited time.Time
+}
+
+// waitUntil: the pod syncPod visits has nothing to do before `at`.
+func (n *nodeInfos) waitUntil(at time.Time) {
+	n.wakeAt(at)
+	n.waited = at
 }
 
 func (n *nodeInfos) podLevel() bool { return features(n.s).PodLevelResources }
@@ -399,14 +421,7 @@ func start(s *cluster.State, pod *corev1.Pod, node *corev1.Node) {
 		pod.Status.HostIP = ip
 		pod.Status.HostIPs = []corev1.HostIP{{IP: ip}}
 	}
-	unready := unreadyMessage(pod)
-	setConditions(pod, s.Now,
-		corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionFalse},
-		corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue},
-		corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unready},
-		corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unready},
-		corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
-	)
+	startConditions(pod, s.Now, unreadyMessage(pod))
 	pod.Status.ContainerStatuses = nil
 	for _, c := range pod.Spec.Containers {
 		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{
@@ -416,6 +431,36 @@ func start(s *cluster.State, pod *corev1.Pod, node *corev1.Node) {
 		})
 	}
 	pod.ResourceVersion = s.Bump()
+}
+
+// startConditions sets the conditions of a pod the kubelet starts. A pod
+// whose only condition is the scheduler's PodScheduled (every pod the
+// scheduler bound) gets its five conditions in one slice, in the kubelet's
+// order; any other goes through setConditions, which gives the same result
+// (TestStartConditionsMatchSetConditions).
+func startConditions(pod *corev1.Pod, now time.Time, unready string) {
+	if c := pod.Status.Conditions; len(c) == 1 && c[0].Type == corev1.PodScheduled {
+		t := metav1.NewTime(now)
+		scheduled := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: t}
+		if c[0].Status == corev1.ConditionTrue {
+			scheduled.LastTransitionTime = c[0].LastTransitionTime
+		}
+		pod.Status.Conditions = []corev1.PodCondition{
+			{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionFalse, LastTransitionTime: t},
+			{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, LastTransitionTime: t},
+			{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unready, LastTransitionTime: t},
+			{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unready, LastTransitionTime: t},
+			scheduled,
+		}
+		return
+	}
+	setConditions(pod, now,
+		corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionFalse},
+		corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue},
+		corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unready},
+		corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unready},
+		corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
+	)
 }
 
 func unreadyMessage(pod *corev1.Pod) string {
@@ -443,7 +488,7 @@ func sandboxReady(s *cluster.State, allocate func(*corev1.Node) (string, error),
 	setConditions(pod, s.Now, corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionTrue})
 	for _, c := range pod.Spec.Containers {
 		if needsPull(c, node) {
-			s.Record(source, podRef(pod, c.Name), corev1.EventTypeNormal, PullingImageReason, fmt.Sprintf("Pulling image %q", c.Image))
+			s.Record(source, podRef(pod, c.Name), corev1.EventTypeNormal, PullingImageReason, pullMessage(pullingMessage, c.Image, 0))
 		}
 	}
 	pod.ResourceVersion = s.Bump()
