@@ -11,7 +11,7 @@ import (
 // waits remembers, across syncs, the pods that are waiting for an instant
 // of virtual time (the sandbox, the image pull, the containers' start,
 // readiness) and what that instant was computed from
-// (docs/simulation-speed.md#kubelet-passes-over-waiting-pods).
+// (docs/simulation-speed.md#kubelet-passes-over-waiting-pods-session-23).
 //
 // A pod starting at t0 is visited once more in each later round of the
 // same instant (another controller's write makes the kubelet run again)
