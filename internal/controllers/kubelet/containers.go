@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/berth-sim/berth/internal/cluster"
@@ -127,8 +128,23 @@ func podRef(pod *corev1.Pod, container string) corev1.ObjectReference {
 }
 
 // normalizeImage is how containerd reports an image: short Docker Hub names
-// gain docker.io/library/ and a missing tag becomes :latest.
+// gain docker.io/library/ and a missing tag becomes :latest. It is asked for
+// every running container on every pass (imagesChanged); a name that grows
+// is built once and shared.
 func normalizeImage(image string) string {
+	if n, ok := normalizedImages.Load(image); ok {
+		return n.(string)
+	}
+	n := makeNormalizedImage(image)
+	if n != image {
+		normalizedImages.Store(image, n)
+	}
+	return n
+}
+
+var normalizedImages sync.Map // image → its longer normalized name
+
+func makeNormalizedImage(image string) string {
 	name := image
 	first, _, hasSlash := strings.Cut(name, "/")
 	if !hasSlash {

@@ -79,3 +79,19 @@ func TestStartConditionsMatchSetConditions(t *testing.T) {
 		})
 	}
 }
+
+// The shared normalized names are the names computed each time.
+func TestNormalizeImageMatchesPlain(t *testing.T) {
+	for _, image := range []string{"nginx", "nginx:1.27", "library/nginx", "bitnami/redis:7", "registry.local/app-000:1",
+		"localhost/x", "localhost:5000/x:1", "public.ecr.aws/eks/pause:3.9", "nginx@sha256:abc", "a.b/c/d"} {
+		want := makeNormalizedImage(image)
+		for range 2 {
+			if got := normalizeImage(image); got != want {
+				t.Fatalf("normalizeImage(%q) = %q, want %q", image, got, want)
+			}
+		}
+	}
+	if got := normalizeImage("nginx"); got != "docker.io/library/nginx:latest" {
+		t.Fatalf("normalizeImage(nginx) = %q", got)
+	}
+}
