@@ -140,6 +140,7 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 	sortForKubelet(s, pods)
 	c.waits.size = len(pods)
 	cluster.SortByCreation(s, terminating)
+	defer c.waits.end()
 	changed := syncNodeHeartbeats(s)
 	if syncTerminating(s, terminating) {
 		changed = true

@@ -53,6 +53,14 @@ func (w *waits) begin(s *cluster.State) {
 	}
 }
 
+// end ends a sync: once no pod waits, the map goes (maps do not shrink, and
+// at 100,000 pods started together it was made for all of them).
+func (w *waits) end() {
+	if len(w.pods) == 0 {
+		w.pods = nil
+	}
+}
+
 // still reports whether the pod waits for a later instant, computed from
 // the pod and node as they are now; a wait that no longer holds is
 // forgotten.
