@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/berth-sim/berth/internal/cluster"
@@ -26,7 +27,7 @@ func runContainers(s *cluster.State, pod *corev1.Pod, node *corev1.Node, pulled 
 		id := pod.Status.ContainerStatuses[i].ContainerID
 		if !created {
 			recordPulledAndCreated(s, pod, node, c, pulled)
-			id = "containerd://" + hex64(s)
+			id = newContainerID(s)
 		}
 		_, startedMsg := containerMessages(features(s).Version, c.Name)
 		s.Record(source, ref, corev1.EventTypeNormal, StartedContainerReason, startedMsg)
@@ -49,7 +50,7 @@ func runContainers(s *cluster.State, pod *corev1.Pod, node *corev1.Node, pulled 
 func createContainers(s *cluster.State, pod *corev1.Pod, node *corev1.Node, pulled time.Duration) {
 	for i, c := range pod.Spec.Containers {
 		recordPulledAndCreated(s, pod, node, c, pulled)
-		pod.Status.ContainerStatuses[i].ContainerID = "containerd://" + hex64(s)
+		pod.Status.ContainerStatuses[i].ContainerID = newContainerID(s)
 	}
 	pod.ResourceVersion = s.Bump()
 }
@@ -64,13 +65,11 @@ func recordPulledAndCreated(s *cluster.State, pod *corev1.Pod, node *corev1.Node
 	ref := podRef(pod, c.Name)
 	switch {
 	case needsPull(c, node):
-		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason,
-			fmt.Sprintf("Successfully pulled image %q in %v (%v including waiting). Image size: %d bytes.", c.Image, pulled, pulled, imageSize(c.Image)))
+		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason, pullMessage(pulledMessage, c.Image, pulled))
 	case features(s).Version.AtLeast(35, 0):
-		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason,
-			fmt.Sprintf("Container image %q already present on machine and can be accessed by the pod", c.Image))
+		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason, pullMessage(presentMessage, c.Image, 0))
 	default:
-		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason, fmt.Sprintf("Container image %q already present on machine", c.Image))
+		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason, pullMessage(presentOldMessage, c.Image, 0))
 	}
 	created, _ := containerMessages(features(s).Version, c.Name)
 	s.Record(source, ref, corev1.EventTypeNormal, CreatedContainerReason, created)
@@ -129,8 +128,23 @@ func podRef(pod *corev1.Pod, container string) corev1.ObjectReference {
 }
 
 // normalizeImage is how containerd reports an image: short Docker Hub names
-// gain docker.io/library/ and a missing tag becomes :latest.
+// gain docker.io/library/ and a missing tag becomes :latest. It is asked for
+// every running container on every pass (imagesChanged); a name that grows
+// is built once and shared.
 func normalizeImage(image string) string {
+	if n, ok := normalizedImages.Load(image); ok {
+		return n.(string)
+	}
+	n := makeNormalizedImage(image)
+	if n != image {
+		normalizedImages.Store(image, n)
+	}
+	return n
+}
+
+var normalizedImages sync.Map // image → its longer normalized name
+
+func makeNormalizedImage(image string) string {
 	name := image
 	first, _, hasSlash := strings.Cut(name, "/")
 	if !hasSlash {
@@ -169,7 +183,7 @@ func imageSize(image string) int64 {
 }
 
 func hex64(s *cluster.State) string {
-	return fmt.Sprintf("%016x%016x%016x%016x", s.Rand.Uint64(), s.Rand.Uint64(), s.Rand.Uint64(), s.Rand.Uint64())
+	return string(appendHex64(make([]byte, 0, 64), s))
 }
 
 // imagesChanged: a running container's status shows another image than
@@ -210,7 +224,7 @@ func restartChangedImages(s *cluster.State, pod *corev1.Pod) bool {
 		}}
 		cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(s.Now)}}
 		cs.Image, cs.ImageID = normalizeImage(c.Image), imageID(c.Image)
-		cs.ContainerID = "containerd://" + hex64(s)
+		cs.ContainerID = newContainerID(s)
 		cs.RestartCount++
 		changed = true
 	}

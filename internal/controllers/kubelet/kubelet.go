@@ -86,6 +86,7 @@ var source = cluster.EventSource{Component: Name}
 type Controller struct {
 	allocator IPAllocator
 	quiet     controllerutil.Quiet
+	waits     waits
 }
 
 // New returns the kubelet model (one for all nodes) with a fallback address
@@ -120,6 +121,7 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 	if c.allocator != nil {
 		nodes.allocate = c.allocator(s)
 	}
+	c.waits.begin(s)
 	for _, p := range s.Pods {
 		if p.Spec.NodeName == "" || cluster.IsTerminal(p) {
 			continue
@@ -128,7 +130,7 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 			terminating = append(terminating, p)
 			continue
 		}
-		if !settled(p) {
+		if !settled(p) && !c.waits.still(s, p) {
 			pods = append(pods, p)
 		}
 	}
@@ -136,7 +138,9 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 	// the second-resolution timestamps as the order the pods reached the
 	// kubelet would (docs/ordering.md).
 	sortForKubelet(s, pods)
+	c.waits.size = len(pods)
 	cluster.SortByCreation(s, terminating)
+	defer c.waits.end()
 	changed := syncNodeHeartbeats(s)
 	if syncTerminating(s, terminating) {
 		changed = true
@@ -151,10 +155,12 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 			// controller owns the pod's Ready condition meanwhile).
 			continue
 		}
+		nodes.waited = time.Time{}
 		ch, err := syncPod(s, nodes, p, f.node)
 		if err != nil {
 			return changed, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
+		c.waits.note(p, f.node, nodes.waited)
 		changed = changed || ch
 	}
 	return changed, nil
@@ -173,20 +179,28 @@ func settled(pod *corev1.Pod) bool {
 }
 
 // sortForKubelet orders pods by creation timestamp, then create revision,
-// then key, with the sort keys read once per pod.
+// then key, with the sort keys read once per pod. The timestamp is compared
+// as whole seconds and nanoseconds, which orders as time.Time.Compare does
+// (TestSortForKubeletMatchesPlain) without decoding the time in every
+// comparison.
 func sortForKubelet(s *cluster.State, pods []*corev1.Pod) {
 	type entry struct {
-		created time.Time
-		rev     int64
-		pod     *corev1.Pod
+		sec  int64
+		nsec int64
+		rev  int64
+		pod  *corev1.Pod
 	}
 	entries := make([]entry, len(pods))
 	for i, p := range pods {
-		entries[i] = entry{p.CreationTimestamp.Time, s.CreateRevisions[p.UID], p}
+		t := p.CreationTimestamp.Time
+		entries[i] = entry{t.Unix(), int64(t.Nanosecond()), s.CreateRevisions[p.UID], p}
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
-		if c := a.created.Compare(b.created); c != 0 {
-			return c
+		if a.sec != b.sec {
+			return cmp.Compare(a.sec, b.sec)
+		}
+		if a.nsec != b.nsec {
+			return cmp.Compare(a.nsec, b.nsec)
 		}
 		if c := cmp.Compare(a.rev, b.rev); c != 0 {
 			return c
@@ -226,7 +240,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		}
 		at := from.Add(nodes.timing(node).Sandbox)
 		if s.Now.Before(at) {
-			nodes.wakeAt(at)
+			nodes.waitUntil(at)
 			return changed, nil
 		}
 		if !volumesAt.IsZero() {
@@ -245,7 +259,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		pull := pullDelay(pod, node, t.Pull)
 		at := sandbox.LastTransitionTime.Add(pull)
 		if s.Now.Before(at) {
-			nodes.wakeAt(at)
+			nodes.waitUntil(at)
 			return changed, nil
 		}
 		if t.Start > 0 {
@@ -254,7 +268,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 				changed = true
 			}
 			if at = at.Add(t.Start); s.Now.Before(at) {
-				nodes.wakeAt(at)
+				nodes.waitUntil(at)
 				return changed, nil
 			}
 		}
@@ -267,7 +281,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 	if !controllerutil.IsPodReady(pod) {
 		at := runningSince(pod).Add(readinessDelay(pod))
 		if s.Now.Before(at) {
-			nodes.wakeAt(at)
+			nodes.waitUntil(at)
 			return changed, nil
 		}
 		markReady(s, pod)
@@ -345,6 +359,15 @@ type nodeInfos struct {
 	// nodes holds, per node name, what the sync reads of the node for each
 	// of its pods (facts); nil for a name with no node.
 	nodes map[string]*nodeFacts
+	// waited is the instant the pod syncPod last visited waits for (zero:
+	// it does not wait for a time).
+	waited time.Time
+}
+
+// waitUntil: the pod syncPod visits has nothing to do before `at`.
+func (n *nodeInfos) waitUntil(at time.Time) {
+	n.wakeAt(at)
+	n.waited = at
 }
 
 func (n *nodeInfos) podLevel() bool { return features(n.s).PodLevelResources }
@@ -399,14 +422,7 @@ func start(s *cluster.State, pod *corev1.Pod, node *corev1.Node) {
 		pod.Status.HostIP = ip
 		pod.Status.HostIPs = []corev1.HostIP{{IP: ip}}
 	}
-	unready := unreadyMessage(pod)
-	setConditions(pod, s.Now,
-		corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionFalse},
-		corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue},
-		corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unready},
-		corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unready},
-		corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
-	)
+	startConditions(pod, s.Now, unreadyMessage(pod))
 	pod.Status.ContainerStatuses = nil
 	for _, c := range pod.Spec.Containers {
 		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{
@@ -443,7 +459,7 @@ func sandboxReady(s *cluster.State, allocate func(*corev1.Node) (string, error),
 	setConditions(pod, s.Now, corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionTrue})
 	for _, c := range pod.Spec.Containers {
 		if needsPull(c, node) {
-			s.Record(source, podRef(pod, c.Name), corev1.EventTypeNormal, PullingImageReason, fmt.Sprintf("Pulling image %q", c.Image))
+			s.Record(source, podRef(pod, c.Name), corev1.EventTypeNormal, PullingImageReason, pullMessage(pullingMessage, c.Image, 0))
 		}
 	}
 	pod.ResourceVersion = s.Bump()
@@ -474,55 +490,6 @@ func markReady(s *cluster.State, pod *corev1.Pod) {
 		corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionTrue})
 	pod.ResourceVersion = s.Bump()
 	// A pod turning ready matters to the workload controllers, not the scheduler.
-}
-
-// setConditions upserts kubelet-owned conditions, keeping the transition time
-// of a condition whose status does not change, in the kubelet's order.
-func setConditions(pod *corev1.Pod, now time.Time, conds ...corev1.PodCondition) {
-	// Grow the list once, to its final length: at 100,000 pods the
-	// doubling appends left a fifth of each pod's status unused.
-	missing := 0
-	for _, c := range conds {
-		if controllerutil.GetPodCondition(&pod.Status, c.Type) == nil {
-			missing++
-		}
-	}
-	if n := len(pod.Status.Conditions); missing > cap(pod.Status.Conditions)-n {
-		pod.Status.Conditions = append(make([]corev1.PodCondition, 0, n+missing), pod.Status.Conditions...)
-	}
-	for _, c := range conds {
-		old := controllerutil.GetPodCondition(&pod.Status, c.Type)
-		if old != nil && old.Status == c.Status {
-			c.LastTransitionTime = old.LastTransitionTime
-		} else {
-			c.LastTransitionTime = metav1.NewTime(now)
-		}
-		if old != nil {
-			*old = c
-		} else {
-			pod.Status.Conditions = append(pod.Status.Conditions, c)
-		}
-	}
-	slices.SortStableFunc(pod.Status.Conditions, func(a, b corev1.PodCondition) int {
-		return cmp.Compare(conditionRank(a.Type), conditionRank(b.Type))
-	})
-}
-
-// conditionRank is the kubelet's order of its conditions; others go last.
-func conditionRank(t corev1.PodConditionType) int {
-	switch t {
-	case corev1.PodReadyToStartContainers:
-		return 0
-	case corev1.PodInitialized:
-		return 1
-	case corev1.PodReady:
-		return 2
-	case corev1.ContainersReady:
-		return 3
-	case corev1.PodScheduled:
-		return 4
-	}
-	return 5
 }
 
 func runningSince(pod *corev1.Pod) time.Time {
