@@ -96,10 +96,10 @@ func (x *eventIndex) addHashed(e *corev1.Event, byObject, byMessage uint64) {
 	} else {
 		x.objectSpill[id.text()] = e
 	}
-	if old := x.byMessage[byMessage]; old == nil || (id.of(old) && old.Message == e.Message) {
+	if old := x.byMessage[byMessage]; old == nil || (id.of(old) && messageKey(old) == messageKey(e)) {
 		x.byMessage[byMessage] = e
 	} else {
-		x.messageSpill[id.text()+"\x00"+e.Message] = e
+		x.messageSpill[id.text()+"\x00"+messageKey(e)] = e
 	}
 }
 
@@ -121,7 +121,7 @@ func (x *eventIndex) latestHashed(id eventID, h uint64) *corev1.Event {
 // withMessageHashed is the newest event with this identity and message
 // (whose hash is h), or nil.
 func (x *eventIndex) withMessageHashed(id eventID, message string, h uint64) *corev1.Event {
-	if e := x.byMessage[h]; e != nil && id.of(e) && e.Message == message {
+	if e := x.byMessage[h]; e != nil && id.of(e) && messageKey(e) == message {
 		return e
 	}
 	if len(x.messageSpill) == 0 {
@@ -169,7 +169,8 @@ func (s *State) index() *eventIndex {
 			for i := j * chunk; i < min((j+1)*chunk, n); i++ {
 				e := s.Events[i]
 				id := eventIDOf(e)
-				hashes[i] = [2]uint64{x.hash(id, nil), x.hash(id, &e.Message)}
+				m := messageKey(e)
+				hashes[i] = [2]uint64{x.hash(id, nil), x.hash(id, &m)}
 			}
 		})
 		for i, e := range s.Events {
