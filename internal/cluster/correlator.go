@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The legacy (core/v1) event recorders of client-go pass every event through
@@ -64,8 +65,8 @@ type CorrelatorState struct {
 	// Aggregates are the aggregation records, by aggregate key, that the
 	// log does not imply.
 	Aggregates map[string]*AggregateRecord `json:"aggregates,omitempty"`
-	// Buckets are the spam filter's token buckets that are not full, by
-	// spam key.
+	// Buckets are the spam filter's token buckets that the log does not
+	// imply and that are not full, by spam key.
 	Buckets map[string]*TokenBucket `json:"buckets,omitempty"`
 	// Unsent are the logger's observations whose count is ahead of the
 	// logged event's (occurrences the spam filter dropped), by logger key.
@@ -73,6 +74,49 @@ type CorrelatorState struct {
 
 	// sweepAt is the size of the maps at which Record next prunes them.
 	sweepAt int
+	// uids are the involved objects that have, or had, an aggregation
+	// record or an observation kept: only their events need the string
+	// keys of those maps (nil until first needed after a load).
+	uids map[types.UID]bool
+	// scratch holds the event being correlated and its combined form.
+	scratch [2]corev1.Event
+	// live caches this process's buckets; spamIdx finds the logged events
+	// of a spam key (correlator_buckets.go).
+	live    map[string]*liveBucket
+	spamIdx *spamIndex
+}
+
+// kept says whether the object may have records kept in Aggregates or
+// Unsent.
+func (c *CorrelatorState) kept(uid types.UID) bool {
+	if c.uids == nil {
+		c.uids = map[types.UID]bool{}
+		for k := range c.Aggregates {
+			c.uids[keyUID(k)] = true
+		}
+		for k := range c.Unsent {
+			c.uids[keyUID(k)] = true
+		}
+	}
+	return c.uids[uid]
+}
+
+// keep notes that the object has records kept.
+func (c *CorrelatorState) keep(uid types.UID) {
+	c.kept(uid)
+	c.uids[uid] = true
+}
+
+// keyUID is the involved object's uid in an aggregate or full key.
+func keyUID(key string) types.UID {
+	parts := strings.Split(key, "\x00")
+	switch {
+	case parts[0] == "a" && len(parts) > 6:
+		return types.UID(parts[6])
+	case parts[0] == "e" && len(parts) > 7:
+		return types.UID(parts[7])
+	}
+	return ""
 }
 
 // AggregateRecord is what the aggregator knows of one aggregate key: the
@@ -189,29 +233,7 @@ func (c *CorrelatorState) keepAggregate(key string, e, latest *corev1.Event, rec
 		c.Aggregates = map[string]*AggregateRecord{}
 	}
 	c.Aggregates[key] = rec
-}
-
-// allow takes a token from the key's bucket, as x/time/rate's AllowN does
-// for client-go's passive token bucket: the bucket starts full, refills
-// qps tokens a second up to burst, and a request that would leave it
-// negative is refused without changing it.
-func (c *CorrelatorState) allow(p spamPolicy, key string, now time.Time) bool {
-	b := c.Buckets[key]
-	tokens := float64(p.burst)
-	if b != nil {
-		tokens = b.advance(p, now)
-	}
-	tokens--
-	if tokens < 0 {
-		if wait := time.Duration((-tokens / float64(p.qps)) * float64(time.Second)); wait > 0 {
-			return false
-		}
-	}
-	if c.Buckets == nil {
-		c.Buckets = map[string]*TokenBucket{}
-	}
-	c.Buckets[key] = &TokenBucket{Tokens: tokens, Last: now}
-	return true
+	c.keep(e.InvolvedObject.UID)
 }
 
 // advance is the bucket's tokens at now.
@@ -224,34 +246,27 @@ func (b *TokenBucket) advance(p spamPolicy, now time.Time) float64 {
 	return math.Min(tokens, float64(p.burst))
 }
 
-// prune forgets what can no longer change an outcome: aggregation records
+// sweep forgets what can no longer change an outcome: aggregation records
 // idle longer than the interval and buckets that have refilled (a fresh
 // bucket is full too). Record runs it whenever the maps have doubled since
 // the last time, and only Record: a command that records nothing saves
 // the memory it loaded, whichever way it moved the clock (docs/state.md's
 // idle advance).
-func (c *CorrelatorState) sweep(now time.Time) {
+func (c *CorrelatorState) sweep(events []*corev1.Event, now time.Time) {
 	if n := len(c.Aggregates) + len(c.Buckets); n >= c.sweepAt {
-		c.prune(now)
+		c.prune(events, now)
 		c.sweepAt = 2*(len(c.Aggregates)+len(c.Buckets)) + 1024
 	}
 }
 
-func (c *CorrelatorState) prune(now time.Time) {
+// prune deletes the records that can no longer change an outcome at now.
+func (c *CorrelatorState) prune(events []*corev1.Event, now time.Time) {
 	for k, r := range c.Aggregates {
 		if now.Sub(r.Last) > aggregateInterval {
 			delete(c.Aggregates, k)
 		}
 	}
-	for k, b := range c.Buckets {
-		p := spamPolicies[CorrelatorDefault]
-		if k[0] == 'r' || k[0] == 'm' {
-			p = spamPolicies[CorrelatorAutoscaler]
-		}
-		if b.advance(p, now) >= float64(p.burst) {
-			delete(c.Buckets, k)
-		}
-	}
+	c.pruneBuckets(events, now)
 }
 
 // isCombined tells an aggregated event: client-go builds it without the

@@ -25,11 +25,14 @@ func messageKey(e *corev1.Event) string {
 // and spam-filtered, in that order (docs/events.md).
 func (s *State) correlate(src EventSource, regarding corev1.ObjectReference, eventType, reason, message string) *corev1.Event {
 	c := &s.EventCorrelator
-	c.sweep(s.Now)
+	c.sweep(s.Events, s.Now)
 	x := s.index()
 	id := eventID{src.Component, reason, eventType, &regarding}
 	hObject := x.hash(id, nil)
-	ev := &corev1.Event{
+	// The event as the recorder makes it, in scratch space: most are
+	// patches or new events built afresh, and the keys only read it.
+	ev := &c.scratch[0]
+	*ev = corev1.Event{
 		InvolvedObject:      regarding,
 		Reason:              reason,
 		Message:             message,
@@ -39,17 +42,19 @@ func (s *State) correlate(src EventSource, regarding corev1.ObjectReference, eve
 	}
 	lazy := lazyKey{event: ev}
 	latest := x.latestHashed(id, hObject)
-	combined, rec := c.aggregate(lazy.get(len(c.Aggregates) > 0), ev, latest, s.Now)
+	kept := c.kept(regarding.UID)
+	combined, rec := c.aggregate(lazy.get(kept && len(c.Aggregates) > 0), ev, latest, s.Now)
 
 	// The logger: the event of the same key (the full one, or the
 	// aggregate key for a combined event) takes one more occurrence. A
 	// combined event is a new one, without the reporting controller.
 	out, key := ev, message
 	if combined {
-		cp := *ev
-		cp.Message = combinedPrefix + message
-		cp.ReportingController = ""
-		out, key = &cp, combinedKey
+		out = &c.scratch[1]
+		*out = *ev
+		out.Message = combinedPrefix + message
+		out.ReportingController = ""
+		key = combinedKey
 	}
 	hMessage := x.hash(id, &key)
 	stored := x.withMessageHashed(id, key, hMessage)
@@ -59,10 +64,11 @@ func (s *State) correlate(src EventSource, regarding corev1.ObjectReference, eve
 		count, first = stored.Count, stored.FirstTimestamp.Time
 	}
 	var unsentKey string
-	if len(c.Unsent) > 0 {
+	jump := false
+	if kept && len(c.Unsent) > 0 {
 		unsentKey = lazy.logger(combined)
 		if o := c.Unsent[unsentKey]; o != nil {
-			count, first = o.Count, o.First
+			count, first, jump = o.Count, o.First, true
 		}
 	}
 	if count == 0 {
@@ -70,7 +76,9 @@ func (s *State) correlate(src EventSource, regarding corev1.ObjectReference, eve
 	}
 
 	policy := spamPolicies[src.Correlator]
-	if !c.allow(policy, policy.key(out), s.Now) {
+	spamKey := policy.key(out)
+	bucket := c.bucket(s.Events, policy, spamKey, out)
+	if !bucket.take(policy, s.Now) {
 		// Dropped: the logger counted it all the same, and the
 		// aggregator saw it, so neither is implied by the log any more.
 		if unsentKey == "" {
@@ -80,17 +88,26 @@ func (s *State) correlate(src EventSource, regarding corev1.ObjectReference, eve
 			c.Unsent = map[string]*Observation{}
 		}
 		c.Unsent[unsentKey] = &Observation{Count: count + 1, First: first}
+		c.keep(regarding.UID)
 		c.keepAggregate(lazy.get(true), ev, latest, rec)
-		out.Count = count + 1
-		out.FirstTimestamp, out.LastTimestamp = metav1.NewTime(first), metav1.NewTime(s.Now)
-		return out
+		if stored != nil {
+			return stored
+		}
+		dropped := *out
+		dropped.Count = count + 1
+		dropped.FirstTimestamp, dropped.LastTimestamp = metav1.NewTime(first), metav1.NewTime(s.Now)
+		return &dropped
 	}
 	if unsentKey != "" {
 		delete(c.Unsent, unsentKey)
 	}
 	now := metav1.NewTime(s.Now)
 	e := stored
+	// logged: the log tells this occurrence, at its time (a count of two
+	// tells both times; more tell them only when they are all the same).
+	logged := count == 0
 	if count > 0 && stored != nil {
+		logged = !jump && (count == 1 || stored.FirstTimestamp.Time.Equal(s.Now))
 		// A patch: count, last timestamp and message.
 		e.Count = count + 1
 		e.LastTimestamp = now
@@ -123,7 +140,8 @@ func (s *State) correlate(src EventSource, regarding corev1.ObjectReference, eve
 		x.events, x.first = len(s.Events), s.Events[0]
 		latest = e
 	}
-	if len(c.Aggregates) > 0 || !aggregateImplied(ev, latest, rec) {
+	c.settle(spamKey, bucket, logged, s.Now)
+	if kept || !aggregateImplied(ev, latest, rec) {
 		c.keepAggregate(lazy.get(true), ev, latest, rec)
 	}
 	return e

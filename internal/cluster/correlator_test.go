@@ -103,6 +103,18 @@ func TestCorrelator(t *testing.T) {
 			"web SuccessfulCreate Created pod: web-8 x1",
 			"web SuccessfulCreate (combined from similar events): Created pod: web-26 x18"},
 	}, {
+		name: "within a second: the buckets are kept, not derived",
+		steps: func() []step {
+			out := creates(30, 500*time.Millisecond)
+			return append(out, step{300500 * time.Millisecond, rsc, rs, "Normal", "SuccessfulCreate", "Created pod: web-30"})
+		}(),
+		want: []string{"web SuccessfulCreate Created pod: web-0 x1", "web SuccessfulCreate Created pod: web-1 x1",
+			"web SuccessfulCreate Created pod: web-2 x1", "web SuccessfulCreate Created pod: web-3 x1",
+			"web SuccessfulCreate Created pod: web-4 x1", "web SuccessfulCreate Created pod: web-5 x1",
+			"web SuccessfulCreate Created pod: web-6 x1", "web SuccessfulCreate Created pod: web-7 x1",
+			"web SuccessfulCreate Created pod: web-8 x1",
+			"web SuccessfulCreate (combined from similar events): Created pod: web-30 x22"},
+	}, {
 		name: "a warning has its own bucket",
 		steps: append(creates(25, 0),
 			step{time.Second, rsc, rs, "Warning", "FailedCreate", "quota"}),
@@ -194,16 +206,24 @@ func TestCorrelatorMemoryIsSmall(t *testing.T) {
 			s.Record(EventSource{Component: "kubelet"}, pod, "Normal", reason, reason+" container")
 		}
 	}
-	if c := s.EventCorrelator; len(c.Aggregates) != 0 || len(c.Unsent) != 0 || len(c.Buckets) != 50 {
+	if c := s.EventCorrelator; len(c.Aggregates) != 0 || len(c.Unsent) != 0 || len(c.Buckets) != 0 {
 		t.Fatalf("memory: %d aggregates, %d unsent, %d buckets", len(c.Aggregates), len(c.Unsent), len(c.Buckets))
 	}
-	// 75 minutes later the buckets are full again and the next sweep
-	// forgets them.
-	s.Now = s.Now.Add(75 * time.Minute)
-	s.EventCorrelator.sweepAt = 0
+	// A bucket used within a second is kept (the log keeps whole seconds);
+	// once full again, a sweep forgets it.
+	s.Now = s.Now.Add(500 * time.Millisecond)
 	s.Record(EventSource{Component: "kubelet"}, corev1.ObjectReference{Kind: "Node", Name: "n"}, "Normal", "Starting", "x")
 	if n := len(s.EventCorrelator.Buckets); n != 1 {
+		t.Fatalf("%d buckets kept after a sub-second event", n)
+	}
+	s.Now = s.Now.Add(300 * time.Second)
+	s.EventCorrelator.sweepAt = 0
+	s.Record(EventSource{Component: "kubelet"}, corev1.ObjectReference{Kind: "Node", Name: "m"}, "Normal", "Starting", "x")
+	if n := len(s.EventCorrelator.Buckets); n != 1 {
 		t.Fatalf("%d buckets after the sweep", n)
+	}
+	if _, ok := s.EventCorrelator.Buckets[defaultSpamKey(s.Events[len(s.Events)-1])]; !ok {
+		t.Fatal("the full bucket was kept, the new one not")
 	}
 }
 
@@ -212,9 +232,9 @@ func TestCorrelatorMemoryIsSmall(t *testing.T) {
 func TestTokenBucketRefill(t *testing.T) {
 	p := spamPolicies[CorrelatorDefault]
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var c CorrelatorState
+	b := &liveBucket{TokenBucket: TokenBucket{Tokens: 25}}
 	for i := range 25 {
-		if !c.allow(p, "k", start) {
+		if !b.take(p, start) {
 			t.Fatalf("token %d refused", i)
 		}
 	}
@@ -223,7 +243,7 @@ func TestTokenBucketRefill(t *testing.T) {
 		want bool
 	}{{0, false}, {299 * time.Second, false}, {300 * time.Second, true}, {301 * time.Second, false}, {600 * time.Second, true}}
 	for _, tt := range tests {
-		if got := c.allow(p, "k", start.Add(tt.at)); got != tt.want {
+		if got := b.take(p, start.Add(tt.at)); got != tt.want {
 			t.Errorf("at %v: allowed %v, want %v", tt.at, got, tt.want)
 		}
 	}

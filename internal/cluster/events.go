@@ -41,7 +41,8 @@ func Regarding(kind, apiVersion string, m metav1.Object) corev1.ObjectReference 
 
 // Record appends an event at the current virtual time, folding repeats.
 // A legacy recorder's event goes through its correlator (correlate), which
-// may drop it: the event returned is then not in the log.
+// may drop it: the event returned is then the logged one it would have
+// counted into, or one not in the log.
 func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventType, reason, message string) *corev1.Event {
 	if !src.Series && !src.Plain {
 		return s.correlate(src, regarding, eventType, reason, message)
