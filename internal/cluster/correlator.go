@@ -84,6 +84,10 @@ type CorrelatorState struct {
 	// of a spam key (correlator_buckets.go).
 	live    map[string]*liveBucket
 	spamIdx *spamIndex
+	// aggScratch is the aggregation record being worked on when the log
+	// implies it, aggMessages its messages' room.
+	aggScratch  AggregateRecord
+	aggMessages [aggregateMaxEvents]string
 }
 
 // kept says whether the object may have records kept in Aggregates or
@@ -182,11 +186,14 @@ func autoscalerSpamKey(e *corev1.Event) string {
 // of its identity, from which a record missing from memory is derived.
 func (c *CorrelatorState) aggregate(key string, e *corev1.Event, latest *corev1.Event, now time.Time) (combined bool, rec *AggregateRecord) {
 	rec = c.Aggregates[key]
-	if rec == nil {
-		rec = derivedAggregate(e, latest)
-	}
 	if rec == nil || now.Sub(rec.Last) > aggregateInterval {
-		rec = &AggregateRecord{}
+		// Most records are the log's: worked on in scratch space, copied
+		// only if kept.
+		rec = &c.aggScratch
+		*rec = AggregateRecord{Messages: c.aggMessages[:0]}
+		if d := derivedAggregateOf(e, latest); d != nil && now.Sub(d.LastTimestamp.Time) <= aggregateInterval {
+			rec.Messages, rec.Last = append(rec.Messages, d.Message), d.LastTimestamp.Time
+		}
 	}
 	rec.Last = now
 	if slices.Contains(rec.Messages, e.Message) {
@@ -203,23 +210,24 @@ func (c *CorrelatorState) aggregate(key string, e *corev1.Event, latest *corev1.
 	return true, rec
 }
 
-// derivedAggregate is the aggregation record the log implies for an event's
-// key: the newest logged event of the identity, if it is an ordinary event
-// of the same API version, with its message, last seen when it was.
-func derivedAggregate(e, latest *corev1.Event) *AggregateRecord {
+// derivedAggregateOf is the event from which the log implies an event's
+// aggregation record: the newest logged event of the identity, if it is an
+// ordinary event of the same API version; the record holds its message and
+// was last seen at its last timestamp.
+func derivedAggregateOf(e, latest *corev1.Event) *corev1.Event {
 	if latest == nil || isCombined(latest) || latest.InvolvedObject.APIVersion != e.InvolvedObject.APIVersion ||
 		latest.Source.Host != e.Source.Host {
 		return nil
 	}
-	return &AggregateRecord{Messages: []string{latest.Message}, Last: latest.LastTimestamp.Time}
+	return latest
 }
 
 // aggregateImplied says whether the log implies rec, now and once saved:
 // a saved timestamp keeps whole seconds only, so a record last seen within
 // a second is kept whatever the log says.
 func aggregateImplied(e, latest *corev1.Event, rec *AggregateRecord) bool {
-	d := derivedAggregate(e, latest)
-	return d != nil && len(rec.Messages) == 1 && d.Messages[0] == rec.Messages[0] && d.Last.Equal(rec.Last) &&
+	d := derivedAggregateOf(e, latest)
+	return d != nil && len(rec.Messages) == 1 && d.Message == rec.Messages[0] && d.LastTimestamp.Time.Equal(rec.Last) &&
 		rec.Last.Nanosecond() == 0
 }
 
@@ -231,6 +239,9 @@ func (c *CorrelatorState) keepAggregate(key string, e, latest *corev1.Event, rec
 	}
 	if c.Aggregates == nil {
 		c.Aggregates = map[string]*AggregateRecord{}
+	}
+	if rec == &c.aggScratch {
+		rec = &AggregateRecord{Messages: slices.Clone(rec.Messages), Last: rec.Last}
 	}
 	c.Aggregates[key] = rec
 	c.keep(e.InvolvedObject.UID)

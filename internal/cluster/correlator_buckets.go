@@ -69,12 +69,20 @@ func (x *spamIndex) hash(id spamID) uint64 {
 	return h.Sum64()
 }
 
-// spam returns the index, in step with the log.
-func (c *CorrelatorState) spam(events []*corev1.Event) *spamIndex {
+// spam returns the index. It indexes the log as it is when first asked
+// (or changed other than by appends), and the events appended since only
+// when all is true: a bucket is derived only for a key this process has not
+// seen, whose events are all older, but pruning compares a kept bucket
+// with everything the log will say after a reload.
+func (c *CorrelatorState) spam(events []*corev1.Event, all bool) *spamIndex {
 	x := c.spamIdx
 	if x == nil || x.n > len(events) || (x.n > 0 && (events[0] != x.first || events[x.n-1] != x.last)) {
 		x = &spamIndex{seed: maphash.MakeSeed(), events: map[uint64][]*corev1.Event{}}
 		c.spamIdx = x
+		all = true
+	}
+	if !all {
+		return x
 	}
 	for _, e := range events[x.n:] {
 		h := x.hash(spamIDOf(e))
@@ -91,8 +99,8 @@ func (c *CorrelatorState) spam(events []*corev1.Event) *spamIndex {
 // when some logged event of the key has occurrences whose times the log
 // does not tell (more than two, at different times): then the bucket was
 // kept in Buckets, and is full if it is no longer there.
-func (c *CorrelatorState) replay(events []*corev1.Event, id spamID, p spamPolicy) (TokenBucket, bool) {
-	x := c.spam(events)
+func (c *CorrelatorState) replay(events []*corev1.Event, id spamID, p spamPolicy, all bool) (TokenBucket, bool) {
+	x := c.spam(events, all)
 	b := TokenBucket{Tokens: float64(p.burst)}
 	var times []time.Time
 	for _, e := range x.events[x.hash(id)] {
@@ -130,7 +138,7 @@ func (c *CorrelatorState) bucket(events []*corev1.Event, p spamPolicy, key strin
 	if b := c.Buckets[key]; b != nil {
 		lb.TokenBucket = *b
 	} else if key[0] == 's' {
-		if b, ok := c.replay(events, spamIDOf(out), p); ok {
+		if b, ok := c.replay(events, spamIDOf(out), p, false); ok {
 			lb.TokenBucket, lb.implied = b, true
 		}
 	}
@@ -184,11 +192,12 @@ func (c *CorrelatorState) pruneBuckets(events []*corev1.Event, now time.Time) {
 			continue
 		}
 		if id, ok := spamIDOfKey(k); ok {
-			if d, ok := c.replay(events, id, p); ok && d.advance(p, now) < float64(p.burst) {
+			if d, ok := c.replay(events, id, p, true); ok && d.advance(p, now) < float64(p.burst) {
 				continue
 			}
 		}
+		// The live bucket stays: every key with events of this process
+		// keeps one, which is what lets bucket skip their events.
 		delete(c.Buckets, k)
-		delete(c.live, k)
 	}
 }

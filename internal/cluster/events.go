@@ -51,7 +51,8 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 	x := s.index()
 	id := eventID{src.Component, reason, eventType, &regarding}
 	// Both hashes serve the lookup and, for a new event, the index entry.
-	hObject, hMessage := x.hash(id, nil), x.hash(id, &message)
+	h := x.identity(id)
+	hObject, hMessage := h.Sum64(), withMessage(h, message)
 	var e *corev1.Event
 	if src.Series {
 		e = x.latestHashed(id, hObject)

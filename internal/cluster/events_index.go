@@ -73,16 +73,30 @@ func (x *eventIndex) newEvent() *corev1.Event {
 }
 
 func (x *eventIndex) hash(id eventID, message *string) uint64 {
+	h := x.identity(id)
+	if message != nil {
+		return withMessage(h, *message)
+	}
+	return h.Sum64()
+}
+
+// identity is the hash state after an event's identity: its Sum64 is the
+// identity's hash, and withMessage goes on from a copy of it to the hash
+// of identity and message, so that both cost one pass over the identity.
+func (x *eventIndex) identity(id eventID) maphash.Hash {
 	var h maphash.Hash
 	h.SetSeed(x.seed)
 	for _, part := range [...]string{id.component, id.reason, id.eventType, id.ref.Kind, id.ref.Namespace, id.ref.Name, string(id.ref.UID)} {
 		h.WriteString(part)
 		h.WriteByte(0)
 	}
-	if message != nil {
-		h.WriteByte(1)
-		h.WriteString(*message)
-	}
+	return h
+}
+
+// withMessage is the hash of an identity (h, taken by value) and message.
+func withMessage(h maphash.Hash, message string) uint64 {
+	h.WriteByte(1)
+	h.WriteString(message)
 	return h.Sum64()
 }
 
@@ -169,8 +183,8 @@ func (s *State) index() *eventIndex {
 			for i := j * chunk; i < min((j+1)*chunk, n); i++ {
 				e := s.Events[i]
 				id := eventIDOf(e)
-				m := messageKey(e)
-				hashes[i] = [2]uint64{x.hash(id, nil), x.hash(id, &m)}
+				h := x.identity(id)
+				hashes[i] = [2]uint64{h.Sum64(), withMessage(h, messageKey(e))}
 			}
 		})
 		for i, e := range s.Events {
