@@ -202,5 +202,5 @@ func noteKarpenterDefaults(s *cluster.State, obj runtime.Object, before int) {
 		return
 	}
 	ref := corev1.ObjectReference{Kind: typeMeta(obj).Kind, APIVersion: typeMeta(obj).APIVersion, Name: m.GetName(), UID: m.GetUID()}
-	s.Record(cluster.EventSource{Component: "berth"}, ref, corev1.EventTypeNormal, "Defaulted", msg)
+	s.Record(cluster.EventSource{Component: "berth", Plain: true}, ref, corev1.EventTypeNormal, "Defaulted", msg)
 }

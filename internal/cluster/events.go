@@ -16,9 +16,15 @@ const seriesWindow = 6 * 60 // seconds
 type EventSource struct {
 	Component string
 	// Series folds repeats as client-go's events.k8s.io recorder does (the
-	// first note is kept, whatever the later ones say); otherwise repeats fold
-	// only when the message is identical, as the legacy recorder does.
+	// first note is kept, whatever the later ones say); otherwise events go
+	// through client-go's legacy EventCorrelator (correlator.go).
 	Series bool
+	// Plain marks berth's own notes, which no upstream recorder writes:
+	// repeats of an identical message fold, nothing is aggregated or
+	// dropped.
+	Plain bool
+	// Correlator picks the legacy recorder's correlator options.
+	Correlator CorrelatorKind
 }
 
 // Regarding builds the reference an event points at.
@@ -34,12 +40,19 @@ func Regarding(kind, apiVersion string, m metav1.Object) corev1.ObjectReference 
 }
 
 // Record appends an event at the current virtual time, folding repeats.
+// A legacy recorder's event goes through its correlator (correlate), which
+// may drop it: the event returned is then the logged one it would have
+// counted into, or one not in the log.
 func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventType, reason, message string) *corev1.Event {
+	if !src.Series && !src.Plain {
+		return s.correlate(src, regarding, eventType, reason, message)
+	}
 	now := metav1.NewTime(s.Now)
 	x := s.index()
 	id := eventID{src.Component, reason, eventType, &regarding}
 	// Both hashes serve the lookup and, for a new event, the index entry.
-	hObject, hMessage := x.hash(id, nil), x.hash(id, &message)
+	h := x.identity(id)
+	hObject, hMessage := h.Sum64(), withMessage(h, message)
 	var e *corev1.Event
 	if src.Series {
 		e = x.latestHashed(id, hObject)

@@ -73,16 +73,30 @@ func (x *eventIndex) newEvent() *corev1.Event {
 }
 
 func (x *eventIndex) hash(id eventID, message *string) uint64 {
+	h := x.identity(id)
+	if message != nil {
+		return withMessage(h, *message)
+	}
+	return h.Sum64()
+}
+
+// identity is the hash state after an event's identity: its Sum64 is the
+// identity's hash, and withMessage goes on from a copy of it to the hash
+// of identity and message, so that both cost one pass over the identity.
+func (x *eventIndex) identity(id eventID) maphash.Hash {
 	var h maphash.Hash
 	h.SetSeed(x.seed)
 	for _, part := range [...]string{id.component, id.reason, id.eventType, id.ref.Kind, id.ref.Namespace, id.ref.Name, string(id.ref.UID)} {
 		h.WriteString(part)
 		h.WriteByte(0)
 	}
-	if message != nil {
-		h.WriteByte(1)
-		h.WriteString(*message)
-	}
+	return h
+}
+
+// withMessage is the hash of an identity (h, taken by value) and message.
+func withMessage(h maphash.Hash, message string) uint64 {
+	h.WriteByte(1)
+	h.WriteString(message)
 	return h.Sum64()
 }
 
@@ -96,10 +110,10 @@ func (x *eventIndex) addHashed(e *corev1.Event, byObject, byMessage uint64) {
 	} else {
 		x.objectSpill[id.text()] = e
 	}
-	if old := x.byMessage[byMessage]; old == nil || (id.of(old) && old.Message == e.Message) {
+	if old := x.byMessage[byMessage]; old == nil || (id.of(old) && messageKey(old) == messageKey(e)) {
 		x.byMessage[byMessage] = e
 	} else {
-		x.messageSpill[id.text()+"\x00"+e.Message] = e
+		x.messageSpill[id.text()+"\x00"+messageKey(e)] = e
 	}
 }
 
@@ -121,7 +135,7 @@ func (x *eventIndex) latestHashed(id eventID, h uint64) *corev1.Event {
 // withMessageHashed is the newest event with this identity and message
 // (whose hash is h), or nil.
 func (x *eventIndex) withMessageHashed(id eventID, message string, h uint64) *corev1.Event {
-	if e := x.byMessage[h]; e != nil && id.of(e) && e.Message == message {
+	if e := x.byMessage[h]; e != nil && id.of(e) && messageKey(e) == message {
 		return e
 	}
 	if len(x.messageSpill) == 0 {
@@ -169,7 +183,8 @@ func (s *State) index() *eventIndex {
 			for i := j * chunk; i < min((j+1)*chunk, n); i++ {
 				e := s.Events[i]
 				id := eventIDOf(e)
-				hashes[i] = [2]uint64{x.hash(id, nil), x.hash(id, &e.Message)}
+				h := x.identity(id)
+				hashes[i] = [2]uint64{h.Sum64(), withMessage(h, messageKey(e))}
 			}
 		})
 		for i, e := range s.Events {

@@ -144,6 +144,9 @@ type State struct {
 	// was saved, so that an idle `advance` may only move the clock
 	// (settled.go, docs/state.md#idle-advance).
 	Settled *Settled `json:"settled,omitempty"`
+	// EventCorrelator is the legacy event recorders' memory that the event
+	// log does not tell (correlator.go, docs/events.md#memory).
+	EventCorrelator CorrelatorState `json:"eventCorrelator,omitempty"`
 
 	// eventIndex speeds up Record's search for the event to fold into; it is
 	// derived from Events and rebuilt whenever Events changed behind its back.

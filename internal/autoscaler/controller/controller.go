@@ -29,7 +29,7 @@ const Name = "cluster-autoscaler"
 // (docs/cluster-autoscaler.md#timing).
 const BootDelay = 45 * time.Second
 
-var source = cluster.EventSource{Component: Name}
+var source = cluster.EventSource{Component: Name, Correlator: cluster.CorrelatorAutoscaler}
 
 // Controller implements sim.Controller.
 type Controller struct{}

@@ -35,7 +35,7 @@ const (
 // nominatedPrefix starts Karpenter's Nominated event message.
 const nominatedPrefix = "Pod should schedule on: "
 
-var source = cluster.EventSource{Component: "berth"}
+var source = cluster.EventSource{Component: "berth", Plain: true}
 
 // Nomination is Karpenter's latest nomination of one pod.
 type Nomination struct {

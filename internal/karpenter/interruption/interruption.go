@@ -47,7 +47,7 @@ const (
 )
 
 // berthSource reports the events berth itself adds.
-var berthSource = cluster.EventSource{Component: "berth"}
+var berthSource = cluster.EventSource{Component: "berth", Plain: true}
 
 // Controller implements sim.Controller.
 type Controller struct {
