@@ -45,6 +45,8 @@ type Scheduler struct {
 	handle      *handle
 	static      map[string]*staticVerdicts
 	podInfos    map[string]cachedPodInfo
+	// requestSums shares resource sums between pods with equal requests.
+	requestSums framework.PodInfoCache
 	diagnoses   map[string]*Diagnosis
 	rejected    []rejection
 	nominated   nominatedIndex
@@ -155,7 +157,7 @@ func (sc *Scheduler) podInfo(key string, p *v1.Pod) *framework.PodInfo {
 	if c, ok := sc.podInfos[key]; ok && c.pod == p && c.rv == p.ResourceVersion {
 		return c.pi
 	}
-	pi := framework.NewPodInfo(p, sc.features.PodLevelResources)
+	pi := sc.requestSums.New(p, sc.features.PodLevelResources)
 	sc.podInfos[key] = cachedPodInfo{pod: p, rv: p.ResourceVersion, pi: pi}
 	return pi
 }
@@ -238,22 +240,7 @@ func (sc *Scheduler) duePods(s *cluster.State) []pendingPod {
 		}
 		due = append(due, pendingPod{key: key, pod: p, q: q})
 	}
-	less := sc.fw.queueSort
-	sort.Slice(due, func(i, j int) bool {
-		a, b := due[i], due[j]
-		if less == nil {
-			if !a.q.Timestamp.Equal(b.q.Timestamp) {
-				return a.q.Timestamp.Before(b.q.Timestamp)
-			}
-		} else if less.Less(a.pod, a.q.Timestamp, b.pod, b.q.Timestamp) {
-			return true
-		} else if less.Less(b.pod, b.q.Timestamp, a.pod, a.q.Timestamp) {
-			return false
-		}
-		// Equal priority and timestamp: the pod that entered the queue first,
-		// as upstream's clock would have told them apart (docs/ordering.md).
-		return a.q.Seq < b.q.Seq
-	})
+	sortDue(due, sc.fw.queueSort)
 	return due
 }
 

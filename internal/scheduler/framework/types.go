@@ -156,14 +156,18 @@ type PodInfo struct {
 func NewPodInfo(pod *v1.Pod, podLevelResources bool) *PodInfo {
 	pi := &PodInfo{Pod: pod}
 	opts := resourcehelper.PodResourcesOptions{SkipPodLevelResources: !podLevelResources}
-	pi.Requests = *NewResource(resourcehelper.PodRequests(pod, opts))
-	opts.NonMissingContainerRequests = v1.ResourceList{
-		v1.ResourceCPU:    *resource.NewMilliQuantity(DefaultMilliCPURequest, resource.DecimalSI),
-		v1.ResourceMemory: *resource.NewQuantity(DefaultMemoryRequest, resource.BinarySI),
+	reqs := resourcehelper.PodRequests(pod, opts)
+	pi.Requests = *NewResource(reqs)
+	if !namesCPUAndMemory(pod) {
+		opts.NonMissingContainerRequests = v1.ResourceList{
+			v1.ResourceCPU:    *resource.NewMilliQuantity(DefaultMilliCPURequest, resource.DecimalSI),
+			v1.ResourceMemory: *resource.NewQuantity(DefaultMemoryRequest, resource.BinarySI),
+		}
+		reqs = resourcehelper.PodRequests(pod, opts)
 	}
-	nz := resourcehelper.PodRequests(pod, opts)
-	pi.NonZeroMilliCPU = nz.Cpu().MilliValue()
-	pi.NonZeroMemory = nz.Memory().Value()
+	// Else the defaults would replace nothing: the same sums (podinfo.go).
+	pi.NonZeroMilliCPU = reqs.Cpu().MilliValue()
+	pi.NonZeroMemory = reqs.Memory().Value()
 	pi.parseAffinity()
 	return pi
 }
