@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"fmt"
 	"sort"
 	"time"
 
@@ -405,8 +404,10 @@ func (sc *Scheduler) bind(s *cluster.State, p pendingPod, pi *framework.PodInfo,
 	sc.handle.snap.AddPod(pi, node)
 	sc.order.add(p.key, pod)
 	delete(s.Scheduler.Queue, p.key)
+	// Upstream formats "Successfully assigned %v/%v to %v" with three
+	// strings; concatenation writes the same bytes without fmt.
 	s.Record(sc.eventSource(), cluster.Regarding("Pod", "v1", pod), v1.EventTypeNormal, "Scheduled",
-		fmt.Sprintf("Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, node))
+		"Successfully assigned "+pod.Namespace+"/"+pod.Name+" to "+node)
 }
 
 // recordFailure writes the FailedScheduling event and condition and parks
