@@ -151,6 +151,10 @@ type liveBuckets struct {
 	seed   maphash.Seed
 	hashed map[uint64]*liveBucket
 	byKey  map[string]*liveBucket
+	// last is the default policy's bucket used last: a pod's start-up
+	// events come one after another from one kubelet, so most events
+	// find it without a hash.
+	last *liveBucket
 }
 
 // bucket is the live bucket of out's spam key: from this process's cache,
@@ -165,14 +169,19 @@ func (c *CorrelatorState) bucket(events []*corev1.Event, p spamPolicy, policy Co
 	key := ""
 	if policy == CorrelatorDefault {
 		id = spamIDOf(out)
+		if l.last != nil && l.last.id == id {
+			return l.last
+		}
 		h = l.hash(id)
 		lb := l.hashed[h]
 		if lb != nil && lb.id == id {
+			l.last = lb
 			return lb
 		}
 		if lb != nil {
 			key = p.key(out)
 			if lb := l.byKey[key]; lb != nil {
+				l.last = lb
 				return lb
 			}
 		}
@@ -192,6 +201,9 @@ func (c *CorrelatorState) bucket(events []*corev1.Event, p spamPolicy, policy Co
 		l.hashed[h] = lb
 	} else {
 		l.byKey[key] = lb
+	}
+	if policy == CorrelatorDefault {
+		l.last = lb
 	}
 	return lb
 }
