@@ -17,7 +17,7 @@ import (
 // back for the last third of the command. Every page the heap grows into
 // costs a page fault (system time on the goroutine that touches it), so
 // the limit is not set higher than needed: at 1.625 GiB a 100,000-pod
-// apply runs as many cycles as at 1.75 GiB, peaks 130 MB lower (1.74 GB)
+// apply runs 7 cycles (6 or 7 at 1.75 GiB), peaks 130 MB lower (1.74 GB)
 // and takes 40,000-65,000 fewer faults
 // (docs/simulation-speed.md#session-24-record-events-memory-and-the-save).
 const (
