@@ -82,7 +82,7 @@ type CorrelatorState struct {
 	scratch [2]corev1.Event
 	// live caches this process's buckets; spamIdx finds the logged events
 	// of a spam key (correlator_buckets.go).
-	live    map[string]*liveBucket
+	live    liveBuckets
 	spamIdx *spamIndex
 	// aggScratch is the aggregation record being worked on when the log
 	// implies it, aggMessages its messages' room.

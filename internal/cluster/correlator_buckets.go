@@ -17,10 +17,17 @@ import (
 // a few hundred instead of over 100,000.
 
 // liveBucket is a bucket as this process knows it (a cache: the log and
-// Buckets say the same); implied says Buckets does not hold it.
+// Buckets say the same); implied says Buckets does not need to hold it.
 type liveBucket struct {
 	TokenBucket
 	implied bool
+	// stored says Buckets may hold the bucket under key (the key is built
+	// only for that: most buckets are implied all their life).
+	stored bool
+	key    string
+	// id is the key's fields (the default policy's buckets are found by
+	// their hash and told apart by them; the strings are the events').
+	id spamID
 }
 
 // spamID is a default spam key's fields.
@@ -60,13 +67,18 @@ type spamIndex struct {
 }
 
 func (x *spamIndex) hash(id spamID) uint64 {
-	var h maphash.Hash
-	h.SetSeed(x.seed)
+	var buf [256]byte
+	return spamHash(x.seed, buf[:0], id)
+}
+
+// spamHash hashes a default spam key's fields, each closed by a zero byte,
+// in one maphash call; b is room for them.
+func spamHash(seed maphash.Seed, b []byte, id spamID) uint64 {
 	for _, part := range [...]string{id.component, id.host, id.kind, id.namespace, id.name, id.uid, id.apiVersion, id.eventType} {
-		h.WriteString(part)
-		h.WriteByte(0)
+		b = append(b, part...)
+		b = append(b, 0)
 	}
-	return h.Sum64()
+	return maphash.Bytes(seed, b)
 }
 
 // spam returns the index. It indexes the log as it is when first asked
@@ -128,25 +140,98 @@ func (c *CorrelatorState) replay(events []*corev1.Event, id spamID, p spamPolicy
 	return b, true
 }
 
-// bucket is the live bucket of a spam key: from this process's cache, the
-// kept buckets, or the log.
-func (c *CorrelatorState) bucket(events []*corev1.Event, p spamPolicy, key string, out *corev1.Event) *liveBucket {
-	if lb := c.live[key]; lb != nil {
-		return lb
+// liveBuckets are the buckets of this process. The default policy's (a
+// bucket per object, reporter and type: over 100,000 at 100,000 pods) are
+// found by the hash of their key's fields, so that an event builds no key;
+// a bucket whose hash another key holds, and cluster-autoscaler's, by key.
+// Every bucket in Buckets has a live one: those loaded are made live when
+// the first event is correlated, and settle stores only live ones; so a
+// key without a live bucket is not in Buckets either.
+type liveBuckets struct {
+	seed   maphash.Seed
+	hashed map[uint64]*liveBucket
+	byKey  map[string]*liveBucket
+	// last is the default policy's bucket used last: a pod's start-up
+	// events come one after another from one kubelet, so most events
+	// find it without a hash.
+	last *liveBucket
+}
+
+// bucket is the live bucket of out's spam key: from this process's cache,
+// the kept buckets, or the log.
+func (c *CorrelatorState) bucket(events []*corev1.Event, p spamPolicy, policy CorrelatorKind, out *corev1.Event) *liveBucket {
+	l := &c.live
+	if l.hashed == nil {
+		c.liveInit()
 	}
-	lb := &liveBucket{TokenBucket: TokenBucket{Tokens: float64(p.burst)}}
-	if b := c.Buckets[key]; b != nil {
-		lb.TokenBucket = *b
-	} else if key[0] == 's' {
-		if b, ok := c.replay(events, spamIDOf(out), p, false); ok {
+	var h uint64
+	var id spamID
+	key := ""
+	if policy == CorrelatorDefault {
+		id = spamIDOf(out)
+		if l.last != nil && l.last.id == id {
+			return l.last
+		}
+		h = l.hash(id)
+		lb := l.hashed[h]
+		if lb != nil && lb.id == id {
+			l.last = lb
+			return lb
+		}
+		if lb != nil {
+			key = p.key(out)
+			if lb := l.byKey[key]; lb != nil {
+				l.last = lb
+				return lb
+			}
+		}
+	} else {
+		key = p.key(out)
+		if lb := l.byKey[key]; lb != nil {
+			return lb
+		}
+	}
+	lb := &liveBucket{TokenBucket: TokenBucket{Tokens: float64(p.burst)}, key: key, id: id}
+	if policy == CorrelatorDefault {
+		if b, ok := c.replay(events, id, p, false); ok {
 			lb.TokenBucket, lb.implied = b, true
 		}
 	}
-	if c.live == nil {
-		c.live = map[string]*liveBucket{}
+	if key == "" {
+		l.hashed[h] = lb
+	} else {
+		l.byKey[key] = lb
 	}
-	c.live[key] = lb
+	if policy == CorrelatorDefault {
+		l.last = lb
+	}
 	return lb
+}
+
+// liveInit makes the buckets kept in Buckets live.
+func (c *CorrelatorState) liveInit() {
+	l := &c.live
+	*l = liveBuckets{seed: maphash.MakeSeed(), hashed: map[uint64]*liveBucket{}, byKey: map[string]*liveBucket{}}
+	for key, b := range c.Buckets {
+		lb := &liveBucket{TokenBucket: *b, stored: true, key: key}
+		id, ok := spamIDOfKey(key)
+		if !ok {
+			l.byKey[key] = lb
+			continue
+		}
+		lb.id = id
+		h := l.hash(id)
+		if other := l.hashed[h]; other != nil {
+			l.byKey[key] = lb
+			continue
+		}
+		l.hashed[h] = lb
+	}
+}
+
+func (l *liveBuckets) hash(id spamID) uint64 {
+	var buf [256]byte
+	return spamHash(l.seed, buf[:0], id)
 }
 
 // take takes a token from the live bucket, as x/time/rate's AllowN does
@@ -166,18 +251,26 @@ func (lb *liveBucket) take(p spamPolicy, now time.Time) bool {
 
 // settle files the live bucket after a token was taken: implied stays true
 // while the log tells the occurrence that took it (logged says so) at a
-// time it keeps (whole seconds); otherwise the bucket is kept.
-func (c *CorrelatorState) settle(key string, lb *liveBucket, logged bool, now time.Time) {
-	lb.implied = lb.implied && logged && now.Nanosecond() == 0 && key[0] == 's'
+// time it keeps (whole seconds); otherwise the bucket is kept. p and e
+// (the event as recorded) build the key when Buckets needs it.
+func (c *CorrelatorState) settle(lb *liveBucket, p spamPolicy, policy CorrelatorKind, e *corev1.Event, logged bool, now time.Time) {
+	lb.implied = lb.implied && logged && now.Nanosecond() == 0 && policy == CorrelatorDefault
 	if lb.implied {
-		delete(c.Buckets, key)
+		if lb.stored {
+			delete(c.Buckets, lb.key)
+			lb.stored = false
+		}
 		return
 	}
 	if c.Buckets == nil {
 		c.Buckets = map[string]*TokenBucket{}
 	}
+	if lb.key == "" {
+		lb.key = p.key(e)
+	}
 	b := lb.TokenBucket
-	c.Buckets[key] = &b
+	c.Buckets[lb.key] = &b
+	lb.stored = true
 }
 
 // pruneBuckets forgets the kept buckets that are full at now and whose

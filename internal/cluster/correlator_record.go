@@ -28,19 +28,19 @@ func (s *State) correlate(src EventSource, regarding corev1.ObjectReference, eve
 	c.sweep(s.Events, s.Now)
 	x := s.index()
 	id := eventID{src.Component, reason, eventType, &regarding}
-	hID := x.identity(id)
-	hObject := hID.Sum64()
+	hObject, idBytes := x.identity(id)
 	// The event as the recorder makes it, in scratch space: most are
 	// patches or new events built afresh, and the keys only read it.
+	// Only these fields of the scratch events are ever set (out's message
+	// and reporting controller below): assigned one by one, not as a whole
+	// 600-byte literal.
 	ev := &c.scratch[0]
-	*ev = corev1.Event{
-		InvolvedObject:      regarding,
-		Reason:              reason,
-		Message:             message,
-		Source:              corev1.EventSource{Component: src.Component},
-		Type:                eventType,
-		ReportingController: src.Component,
-	}
+	ev.InvolvedObject = regarding
+	ev.Reason = reason
+	ev.Message = message
+	ev.Source.Component = src.Component
+	ev.Type = eventType
+	ev.ReportingController = src.Component
 	lazy := lazyKey{event: ev}
 	latest := x.latestHashed(id, hObject)
 	kept := c.kept(regarding.UID)
@@ -52,13 +52,15 @@ func (s *State) correlate(src EventSource, regarding corev1.ObjectReference, eve
 	out, key := ev, message
 	if combined {
 		out = &c.scratch[1]
-		*out = *ev
+		out.InvolvedObject = regarding
+		out.Reason = reason
 		out.Message = combinedPrefix + message
+		out.Source.Component = src.Component
+		out.Type = eventType
 		out.ReportingController = ""
 		key = combinedKey
 	}
-	hMessage := withMessage(hID, key)
-	stored := x.withMessageHashed(id, key, hMessage)
+	stored := x.withMessageOf(id, latest, key, idBytes)
 	var count int32
 	var first time.Time
 	if stored != nil {
@@ -77,8 +79,7 @@ func (s *State) correlate(src EventSource, regarding corev1.ObjectReference, eve
 	}
 
 	policy := spamPolicies[src.Correlator]
-	spamKey := policy.key(out)
-	bucket := c.bucket(s.Events, policy, spamKey, out)
+	bucket := c.bucket(s.Events, policy, src.Correlator, out)
 	if !bucket.take(policy, s.Now) {
 		// Dropped: the logger counted it all the same, and the
 		// aggregator saw it, so neither is implied by the log any more.
@@ -135,11 +136,11 @@ func (s *State) correlate(src EventSource, regarding corev1.ObjectReference, eve
 		e.Type = eventType
 		e.ReportingController = out.ReportingController
 		s.Events = append(s.Events, e)
-		x.addHashed(e, hObject, hMessage)
+		x.addHashed(e, hObject, idBytes)
 		x.events, x.first = len(s.Events), s.Events[0]
 		latest = e
 	}
-	c.settle(spamKey, bucket, logged, s.Now)
+	c.settle(bucket, policy, src.Correlator, out, logged, s.Now)
 	if kept || !aggregateImplied(ev, latest, rec) {
 		c.keepAggregate(lazy.get(true), ev, latest, rec)
 	}

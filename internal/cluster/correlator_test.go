@@ -3,6 +3,7 @@ package cluster
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -246,5 +247,45 @@ func TestTokenBucketRefill(t *testing.T) {
 		if got := b.take(p, start.Add(tt.at)); got != tt.want {
 			t.Errorf("at %v: allowed %v, want %v", tt.at, got, tt.want)
 		}
+	}
+}
+
+// TestLiveBucketCollision puts another key's bucket under the hash of a
+// pod's spam key, as a hash collision would, and checks that the pod's
+// events still get a budget of their own: the log is the same as without
+// the collision.
+func TestLiveBucketCollision(t *testing.T) {
+	p := corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: "default", Name: "p", UID: "u1"}
+	q := corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: "default", Name: "q", UID: "u2"}
+	kubelet := EventSource{Component: "kubelet"}
+	run := func(collide bool) []string {
+		s := New("1.36", 1)
+		s.Record(kubelet, p, "Normal", "Pulled", "image")
+		if collide {
+			c := &s.EventCorrelator
+			id := spamIDOf(&corev1.Event{InvolvedObject: q, Source: corev1.EventSource{Component: "kubelet"}, Type: "Normal"})
+			var foreign *liveBucket
+			for _, lb := range c.live.hashed {
+				foreign = lb
+			}
+			c.live.hashed[c.live.hash(id)] = foreign
+		}
+		for range 30 {
+			s.Record(kubelet, q, "Normal", "Started", "started")
+			s.Record(kubelet, p, "Normal", "Started", "started")
+		}
+		var out []string
+		for _, e := range s.Events {
+			out = append(out, logLine(e))
+		}
+		return out
+	}
+	want, got := run(false), run(true)
+	// Each pod has a budget of 25: p spent one on Pulled.
+	if !slices.Equal(want, []string{"p Pulled image x1", "q Started started x25", "p Started started x24"}) {
+		t.Fatalf("without a collision: %v", want)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("with a collision the log differs:\n%v\nwant\n%v", got, want)
 	}
 }

@@ -50,17 +50,15 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 	now := metav1.NewTime(s.Now)
 	x := s.index()
 	id := eventID{src.Component, reason, eventType, &regarding}
-	// Both hashes serve the lookup and, for a new event, the index entry.
-	h := x.identity(id)
-	hObject, hMessage := h.Sum64(), withMessage(h, message)
-	var e *corev1.Event
+	// The hash serves the lookup and, for a new event, the index entry.
+	hObject, b := x.identity(id)
+	e := x.latestHashed(id, hObject)
 	if src.Series {
-		e = x.latestHashed(id, hObject)
 		if e != nil && s.Now.Sub(e.LastTimestamp.Time).Seconds() > seriesWindow {
 			e = nil
 		}
 	} else {
-		e = x.withMessageHashed(id, message, hMessage)
+		e = x.withMessageOf(id, e, message, b)
 	}
 	if e != nil {
 		e.Count++
@@ -96,7 +94,7 @@ func (s *State) Record(src EventSource, regarding corev1.ObjectReference, eventT
 		e.EventTime = metav1.NewMicroTime(s.Now)
 	}
 	s.Events = append(s.Events, e)
-	x.addHashed(e, hObject, hMessage)
+	x.addHashed(e, hObject, b)
 	x.events, x.first = len(s.Events), s.Events[0]
 	return e
 }

@@ -36,8 +36,9 @@ func eventIDOf(e *corev1.Event) eventID {
 	return eventID{e.Source.Component, e.Reason, e.Type, &e.InvolvedObject}
 }
 
-// eventIndex maps an event's identity (without and with its message) to the
-// newest event with that identity.
+// eventIndex maps an event's identity to the newest event with that
+// identity, and an identity and message to the newest event with both when
+// that is not the identity's newest (addHashed).
 type eventIndex struct {
 	// events is len(Events) when the index was last in step with it.
 	events    int
@@ -53,6 +54,8 @@ type eventIndex struct {
 	messages map[string]string
 	// slab is where new events are allocated from, eventSlab at a time.
 	slab []corev1.Event
+	// buf holds the bytes of the identity last hashed.
+	buf []byte
 }
 
 // eventSlab is how many events are allocated together. An event is 600
@@ -73,53 +76,89 @@ func (x *eventIndex) newEvent() *corev1.Event {
 }
 
 func (x *eventIndex) hash(id eventID, message *string) uint64 {
-	h := x.identity(id)
+	b := appendIdentity(nil, id)
 	if message != nil {
-		return withMessage(h, *message)
+		return x.withMessage(b, *message)
 	}
-	return h.Sum64()
+	return maphash.Bytes(x.seed, b)
 }
 
-// identity is the hash state after an event's identity: its Sum64 is the
-// identity's hash, and withMessage goes on from a copy of it to the hash
-// of identity and message, so that both cost one pass over the identity.
-func (x *eventIndex) identity(id eventID) maphash.Hash {
-	var h maphash.Hash
-	h.SetSeed(x.seed)
+// appendIdentity appends an event identity's bytes, each part closed by a
+// zero byte: one maphash call over them is cheaper than a maphash.Hash
+// written part by part (two calls a part).
+func appendIdentity(b []byte, id eventID) []byte {
 	for _, part := range [...]string{id.component, id.reason, id.eventType, id.ref.Kind, id.ref.Namespace, id.ref.Name, string(id.ref.UID)} {
-		h.WriteString(part)
-		h.WriteByte(0)
+		b = append(b, part...)
+		b = append(b, 0)
 	}
-	return h
+	return b
 }
 
-// withMessage is the hash of an identity (h, taken by value) and message.
-func withMessage(h maphash.Hash, message string) uint64 {
-	h.WriteByte(1)
-	h.WriteString(message)
-	return h.Sum64()
+// identity hashes an event identity. It returns the hash and the
+// identity's bytes (in the index's buffer, valid until the next call), from
+// which withMessage hashes identity and message when it is needed.
+func (x *eventIndex) identity(id eventID) (uint64, []byte) {
+	x.buf = appendIdentity(x.buf[:0], id)
+	return maphash.Bytes(x.seed, x.buf), x.buf
 }
 
-// addHashed files an event under its two hashes (identity, and identity
-// with message), taken by the caller: Record has them from its lookup,
-// index takes them on every core.
-func (x *eventIndex) addHashed(e *corev1.Event, byObject, byMessage uint64) {
+// withMessage is the hash of an identity (its bytes b) and a message; it
+// writes past len(b) in b's array, never within it.
+func (x *eventIndex) withMessage(b []byte, message string) uint64 {
+	b = append(b, 1)
+	return maphash.Bytes(x.seed, append(b, message...))
+}
+
+// addHashed files a new event of the log under its identity's hash, taken
+// by the caller, as the newest of its identity. byMessage only holds the
+// events an event of the same identity with another message displaced:
+// the newest event of an identity and message is the identity's newest if
+// that has the message, else the last one of that message displaced (a
+// later one would have displaced it or be the newest). Most identities
+// have one message, so most events never go into byMessage (half the map
+// work and memory of filing every event twice). b is the identity's bytes
+// or nil (then taken again if an event is displaced).
+func (x *eventIndex) addHashed(e *corev1.Event, byObject uint64, b []byte) {
 	id := eventIDOf(e)
-	if old := x.byObject[byObject]; old == nil || id.of(old) {
+	old := x.byObject[byObject]
+	switch {
+	case old == nil:
 		x.byObject[byObject] = e
-	} else {
-		x.objectSpill[id.text()] = e
+	case id.of(old):
+		x.byObject[byObject] = e
+		x.displace(id, old, e, b)
+	default:
+		// Another identity holds the hash.
+		text := id.text()
+		if old := x.objectSpill[text]; old != nil {
+			x.displace(id, old, e, b)
+		}
+		x.objectSpill[text] = e
 	}
-	if old := x.byMessage[byMessage]; old == nil || (id.of(old) && messageKey(old) == messageKey(e)) {
-		x.byMessage[byMessage] = e
+}
+
+// displace files old, no longer its identity's newest event, under its
+// message if e's differs.
+func (x *eventIndex) displace(id eventID, old, e *corev1.Event, b []byte) {
+	key := messageKey(old)
+	if key == messageKey(e) {
+		return
+	}
+	if b == nil {
+		b = appendIdentity(nil, id)
+	}
+	h := x.withMessage(b, key)
+	if cur := x.byMessage[h]; cur == nil || (id.of(cur) && messageKey(cur) == key) {
+		x.byMessage[h] = old
 	} else {
-		x.messageSpill[id.text()+"\x00"+messageKey(e)] = e
+		x.messageSpill[id.text()+"\x00"+key] = old
 	}
 }
 
 // latest is the newest event with this identity, or nil.
 func (x *eventIndex) latest(id eventID) *corev1.Event {
-	return x.latestHashed(id, x.hash(id, nil))
+	h, _ := x.identity(id)
+	return x.latestHashed(id, h)
 }
 
 func (x *eventIndex) latestHashed(id eventID, h uint64) *corev1.Event {
@@ -132,10 +171,16 @@ func (x *eventIndex) latestHashed(id eventID, h uint64) *corev1.Event {
 	return x.objectSpill[id.text()]
 }
 
-// withMessageHashed is the newest event with this identity and message
-// (whose hash is h), or nil.
-func (x *eventIndex) withMessageHashed(id eventID, message string, h uint64) *corev1.Event {
-	if e := x.byMessage[h]; e != nil && id.of(e) && messageKey(e) == message {
+// withMessageOf is the newest event with this identity and message key,
+// given the identity's newest event (latest) and bytes (b), or nil.
+func (x *eventIndex) withMessageOf(id eventID, latest *corev1.Event, message string, b []byte) *corev1.Event {
+	if latest == nil {
+		return nil
+	}
+	if messageKey(latest) == message {
+		return latest
+	}
+	if e := x.byMessage[x.withMessage(b, message)]; e != nil && id.of(e) && messageKey(e) == message {
 		return e
 	}
 	if len(x.messageSpill) == 0 {
@@ -148,11 +193,14 @@ func (x *eventIndex) withMessageHashed(id eventID, message string, h uint64) *co
 // object ("Created pod: web-x1", "Successfully assigned ...") is one of a
 // kind and kept as it is.
 func (x *eventIndex) intern(message, object string) string {
-	if object != "" && strings.Contains(message, object) {
-		return message
-	}
+	// Looked up first: most messages are shared ones; a message naming
+	// this object may still equal one interned for another object, and
+	// sharing it is as good.
 	if m, ok := x.messages[message]; ok {
 		return m
+	}
+	if object != "" && strings.Contains(message, object) {
+		return message
 	}
 	x.messages[message] = message
 	return message
@@ -178,17 +226,16 @@ func (s *State) index() *eventIndex {
 		// events on the 5,000-node profile cluster): the hashes are taken
 		// on every core, then filed in log order, so the newest event of
 		// an identity is the one kept, as adding them one by one does.
-		hashes := make([][2]uint64, n)
+		hashes := make([]uint64, n)
 		runJobs((n+chunk-1)/chunk, func(j int) {
+			var b []byte
 			for i := j * chunk; i < min((j+1)*chunk, n); i++ {
-				e := s.Events[i]
-				id := eventIDOf(e)
-				h := x.identity(id)
-				hashes[i] = [2]uint64{h.Sum64(), withMessage(h, messageKey(e))}
+				b = appendIdentity(b[:0], eventIDOf(s.Events[i]))
+				hashes[i] = maphash.Bytes(x.seed, b)
 			}
 		})
 		for i, e := range s.Events {
-			x.addHashed(e, hashes[i][0], hashes[i][1])
+			x.addHashed(e, hashes[i], nil)
 		}
 	}
 	return x

@@ -1,8 +1,11 @@
 package cluster
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
@@ -60,3 +63,49 @@ func TestEventMessagesShared(t *testing.T) {
 }
 
 func unsafeData(s string) *byte { return unsafe.StringData(s) }
+
+// TestEventIndexNewestOfMessage records a random mix of folding sources
+// about a few objects and checks, after every event, that the index finds
+// for every identity and message of the log the newest such event (what a
+// scan of the log finds), as Record keeps it and as a rebuilt index does.
+func TestEventIndexNewestOfMessage(t *testing.T) {
+	refs := []corev1.ObjectReference{
+		{Kind: "Pod", Namespace: "default", Name: "p", UID: "u1"},
+		{Kind: "Pod", Namespace: "default", Name: "q", UID: "u2"},
+	}
+	sources := []EventSource{
+		{Component: "default-scheduler", Series: true},
+		{Component: "berth", Plain: true},
+		{Component: "kubelet"},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := New("1.36", 1)
+	check := func(x *eventIndex, when string) {
+		t.Helper()
+		for _, e := range s.Events {
+			id, key := eventIDOf(e), messageKey(e)
+			var want *corev1.Event
+			for _, o := range s.Events {
+				if id.of(o) && messageKey(o) == key {
+					want = o
+				}
+			}
+			h, b := x.identity(id)
+			latest := x.latestHashed(id, h)
+			if got := x.withMessageOf(id, latest, key, b); got != want {
+				t.Fatalf("%s: %s %s %q: found %v, want %v", when, e.InvolvedObject.Name, e.Reason, key, got, want)
+			}
+		}
+	}
+	for i := range 400 {
+		s.Now = s.Now.Add(time.Duration(rng.IntN(240)) * time.Second)
+		src := sources[rng.IntN(len(sources))]
+		s.Record(src, refs[rng.IntN(len(refs))], "Normal", []string{"A", "B"}[rng.IntN(2)], fmt.Sprintf("m%d", rng.IntN(14)))
+		check(s.index(), fmt.Sprintf("event %d", i))
+	}
+	if len(s.eventIndex.byMessage) == 0 {
+		t.Fatal("no event was displaced: the test does not exercise byMessage")
+	}
+	s.eventIndex = eventIndex{}
+	check(s.index(), "rebuilt")
+}
