@@ -26,6 +26,17 @@ var defaultMaxSurgeUnavailable = intstr.FromString("25%")
 
 func ptrTo[T any](v T) *T { return &v }
 
+// Defaults every created pod points at rather than a copy of its own
+// (docs/simulation-speed.md#pod-creation-session-24): nothing in berth
+// writes through these pointers (a write replaces the pointer), and a
+// copy of the pod (DeepCopy, a load from disk) gets its own values.
+var (
+	sharedEnableServiceLinks = ptrTo(corev1.DefaultEnableServiceLinks)
+	sharedZeroPriority       = ptrTo(int32(0))
+	sharedPreemptLower       = ptrTo(corev1.PreemptLowerPriority)
+	sharedPreemptNever       = ptrTo(corev1.PreemptNever)
+)
+
 // DefaultPod applies SetDefaults_Pod and SetDefaults_PodSpec and the
 // per-field defaults of everything a pod contains.
 func DefaultPod(pod *corev1.Pod) {
@@ -48,7 +59,7 @@ func DefaultPod(pod *corev1.Pod) {
 		}
 	}
 	if pod.Spec.EnableServiceLinks == nil {
-		pod.Spec.EnableServiceLinks = ptrTo(corev1.DefaultEnableServiceLinks)
+		pod.Spec.EnableServiceLinks = sharedEnableServiceLinks
 	}
 	DefaultPodSpec(&pod.Spec)
 }
