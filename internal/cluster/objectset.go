@@ -32,3 +32,10 @@ func (s *State) ObjectSet() ObjectSet {
 // under the same key (an update through the API server's Update path),
 // whose owner references and spec may differ from the old one's.
 func (s *State) NoteReplaced() { s.objectSetGen++ }
+
+// BindsAndDeletes counts, in this process, the bindings (BindPod) and the
+// deletion marks (a deletionTimestamp set or moved: GracefulDeletePod,
+// MarkDeleting): the writes that put an existing pod on a node or start
+// its end without changing the object set. The pod garbage collector's
+// candidates change only with those and the object set.
+func (s *State) BindsAndDeletes() int64 { return s.bindsAndDeletes }
