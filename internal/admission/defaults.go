@@ -6,6 +6,7 @@
 package admission
 
 import (
+	"maps"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -48,11 +49,20 @@ func DefaultPod(pod *corev1.Pod) {
 			if c.Resources.Limits == nil {
 				continue
 			}
+			// The requests may be a list the pod shares with its
+			// template and siblings (docs/simulation-speed.md#pod-creation-session-24):
+			// copy it before the first addition.
+			owned := false
 			if c.Resources.Requests == nil {
 				c.Resources.Requests = corev1.ResourceList{}
+				owned = true
 			}
 			for name, q := range c.Resources.Limits {
 				if _, ok := c.Resources.Requests[name]; !ok {
+					if !owned {
+						c.Resources.Requests = maps.Clone(c.Resources.Requests)
+						owned = true
+					}
 					c.Resources.Requests[name] = q.DeepCopy()
 				}
 			}

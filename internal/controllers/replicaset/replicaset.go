@@ -359,8 +359,11 @@ func PodFromTemplate(rs *appsv1.ReplicaSet) *corev1.Pod { return newPodMaker(rs)
 // podMaker builds a sync's pods from one set's template. What every pod
 // of the sync has alike and nothing edits in place is made once: the
 // generateName, and the owner reference's flags (a release removes the
-// reference from the pod's own slice, it never writes through them)
-// (docs/simulation-speed.md#pod-creation-session-24).
+// reference from the pod's own slice, it never writes through them). The
+// containers' request and limit maps are the template's own: nothing in
+// berth writes into a pod's resource lists after it is created, and the
+// API server's defaulting copies a list before it adds requests to it
+// (admission.DefaultPod) (docs/simulation-speed.md#pod-creation-session-24).
 type podMaker struct {
 	rs           *appsv1.ReplicaSet
 	generateName string
@@ -383,8 +386,28 @@ func (m *podMaker) pod() *corev1.Pod {
 			OwnerReferences: []metav1.OwnerReference{m.ref},
 		},
 	}
-	t.Spec.DeepCopyInto(&pod.Spec)
+	spec := t.Spec
+	spec.Containers, spec.InitContainers = nil, nil
+	spec.DeepCopyInto(&pod.Spec)
+	pod.Spec.Containers = containersSharingResources(t.Spec.Containers)
+	pod.Spec.InitContainers = containersSharingResources(t.Spec.InitContainers)
 	return pod
+}
+
+// containersSharingResources deep-copies containers except their request
+// and limit maps, which the copies share with the originals.
+func containersSharingResources(in []corev1.Container) []corev1.Container {
+	if in == nil {
+		return nil
+	}
+	out := make([]corev1.Container, len(in))
+	for i := range in {
+		c := in[i]
+		c.Resources.Requests, c.Resources.Limits = nil, nil
+		c.DeepCopyInto(&out[i])
+		out[i].Resources.Requests, out[i].Resources.Limits = in[i].Resources.Requests, in[i].Resources.Limits
+	}
+	return out
 }
 
 // createPods creates up to n pods and returns those it created.
