@@ -136,16 +136,20 @@ func Create(s *cluster.State, obj runtime.Object) error {
 			}
 		}
 	}
+	// key is the stored object's key, built once for the existence check
+	// and the store.
+	var key string
 	if m.GetName() == "" {
 		// The registry retries name generation on a collision.
 		for {
 			name := s.GenerateName(m.GetGenerateName())
-			if !exists(s, obj, cluster.Key(m.GetNamespace(), name)) {
+			key = cluster.Key(m.GetNamespace(), name)
+			if !exists(s, obj, key) {
 				m.SetName(name)
 				break
 			}
 		}
-	} else if exists(s, obj, cluster.Key(m.GetNamespace(), m.GetName())) {
+	} else if key = cluster.Key(m.GetNamespace(), m.GetName()); exists(s, obj, key) {
 		return fmt.Errorf("%s %q already exists", resource, m.GetName())
 	}
 	m.SetUID(typesUID(s.NewUID()))
@@ -172,7 +176,7 @@ func Create(s *cluster.State, obj runtime.Object) error {
 	case *batchv1.Job:
 		GenerateJobSelector(o)
 	}
-	kind.Put(s, cluster.Key(m.GetNamespace(), m.GetName()), obj)
+	kind.Put(s, key, obj)
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		if o.Spec.NodeName != "" {
@@ -272,6 +276,7 @@ func Update(s *cluster.State, obj runtime.Object) (bool, error) {
 	}
 	m.SetResourceVersion(s.Bump())
 	store(s, obj, key)
+	s.NoteReplaced() // its owner references may differ (cluster.ObjectSet)
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		if op := old.(*corev1.Pod); op.Spec.NodeName != "" {

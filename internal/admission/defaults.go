@@ -6,6 +6,7 @@
 package admission
 
 import (
+	"maps"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -26,6 +27,17 @@ var defaultMaxSurgeUnavailable = intstr.FromString("25%")
 
 func ptrTo[T any](v T) *T { return &v }
 
+// Defaults every created pod points at rather than a copy of its own
+// (docs/simulation-speed.md#pod-creation-session-24): nothing in berth
+// writes through these pointers (a write replaces the pointer), and a
+// copy of the pod (DeepCopy, a load from disk) gets its own values.
+var (
+	sharedEnableServiceLinks = ptrTo(corev1.DefaultEnableServiceLinks)
+	sharedZeroPriority       = ptrTo(int32(0))
+	sharedPreemptLower       = ptrTo(corev1.PreemptLowerPriority)
+	sharedPreemptNever       = ptrTo(corev1.PreemptNever)
+)
+
 // DefaultPod applies SetDefaults_Pod and SetDefaults_PodSpec and the
 // per-field defaults of everything a pod contains.
 func DefaultPod(pod *corev1.Pod) {
@@ -37,18 +49,27 @@ func DefaultPod(pod *corev1.Pod) {
 			if c.Resources.Limits == nil {
 				continue
 			}
+			// The requests may be a list the pod shares with its
+			// template and siblings (docs/simulation-speed.md#pod-creation-session-24):
+			// copy it before the first addition.
+			owned := false
 			if c.Resources.Requests == nil {
 				c.Resources.Requests = corev1.ResourceList{}
+				owned = true
 			}
 			for name, q := range c.Resources.Limits {
 				if _, ok := c.Resources.Requests[name]; !ok {
+					if !owned {
+						c.Resources.Requests = maps.Clone(c.Resources.Requests)
+						owned = true
+					}
 					c.Resources.Requests[name] = q.DeepCopy()
 				}
 			}
 		}
 	}
 	if pod.Spec.EnableServiceLinks == nil {
-		pod.Spec.EnableServiceLinks = ptrTo(corev1.DefaultEnableServiceLinks)
+		pod.Spec.EnableServiceLinks = sharedEnableServiceLinks
 	}
 	DefaultPodSpec(&pod.Spec)
 }

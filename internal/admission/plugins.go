@@ -2,6 +2,7 @@ package admission
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/berth-sim/berth/internal/cluster"
 	corev1 "k8s.io/api/core/v1"
@@ -162,11 +163,14 @@ func builtinPriorityClass(name string, value int32) *schedulingv1.PriorityClass 
 // globalDefaultClass returns the globalDefault class with the lowest value,
 // as the Priority plugin's getDefaultPriorityClass does.
 func globalDefaultClass(s *cluster.State) *schedulingv1.PriorityClass {
+	// The lowest value wins, ties to the first name in key order. The
+	// map is walked in any order: sorting the keys for every pod created
+	// cost an allocation per pod (docs/simulation-speed.md#pod-creation-session-24).
 	var best *schedulingv1.PriorityClass
-	for _, k := range cluster.SortedKeys(s.PriorityClasses) {
-		pc := s.PriorityClasses[k]
-		if pc.GlobalDefault && (best == nil || pc.Value < best.Value) {
-			best = pc
+	var bestKey string
+	for k, pc := range s.PriorityClasses {
+		if pc.GlobalDefault && (best == nil || pc.Value < best.Value || pc.Value == best.Value && k < bestKey) {
+			best, bestKey = pc, k
 		}
 	}
 	return best
@@ -201,12 +205,23 @@ func admitPriority(s *cluster.State, pod *corev1.Pod) error {
 		return forbidden("pods", pod, fmt.Errorf("the integer value of priority (%d) must not be provided in pod spec; priority admission controller computed %d from the given PriorityClass name",
 			*pod.Spec.Priority, value))
 	}
-	pod.Spec.Priority = ptrTo(value)
+	if value == 0 {
+		pod.Spec.Priority = sharedZeroPriority
+	} else {
+		pod.Spec.Priority = ptrTo(value)
+	}
 	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy != policy {
 		return forbidden("pods", pod, fmt.Errorf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name",
 			*pod.Spec.PreemptionPolicy, policy))
 	}
-	pod.Spec.PreemptionPolicy = ptrTo(policy)
+	switch policy {
+	case corev1.PreemptLowerPriority:
+		pod.Spec.PreemptionPolicy = sharedPreemptLower
+	case corev1.PreemptNever:
+		pod.Spec.PreemptionPolicy = sharedPreemptNever
+	default:
+		pod.Spec.PreemptionPolicy = ptrTo(policy)
+	}
 	return nil
 }
 
@@ -225,6 +240,14 @@ func AddDefaultTolerations(pod *corev1.Pod) {
 			toleratesUnreachable = true
 		}
 	}
+	// Room for both at once: one allocation per pod instead of two.
+	add := 0
+	for _, missing := range []bool{!toleratesNotReady, !toleratesUnreachable} {
+		if missing {
+			add++
+		}
+	}
+	pod.Spec.Tolerations = slices.Grow(pod.Spec.Tolerations, add)
 	if !toleratesNotReady {
 		pod.Spec.Tolerations = append(pod.Spec.Tolerations, defaultToleration(corev1.TaintNodeNotReady))
 	}
@@ -233,14 +256,20 @@ func AddDefaultTolerations(pod *corev1.Pod) {
 	}
 }
 
+// defaultToleration is the plugin's toleration for key. Every pod points
+// at one shared tolerationSeconds: nothing writes through a toleration's
+// seconds (an update replaces the pointer), and a copy of the pod gets
+// its own (docs/simulation-speed.md#pod-creation-session-24).
 func defaultToleration(key string) corev1.Toleration {
 	return corev1.Toleration{
 		Key:               key,
 		Operator:          corev1.TolerationOpExists,
 		Effect:            corev1.TaintEffectNoExecute,
-		TolerationSeconds: ptrTo(DefaultTolerationSeconds),
+		TolerationSeconds: sharedDefaultTolerationSeconds,
 	}
 }
+
+var sharedDefaultTolerationSeconds = ptrTo(DefaultTolerationSeconds)
 
 // admitPriorityClass is the Priority plugin's check on PriorityClass writes:
 // only one class may be the global default. An update may keep its own flag.

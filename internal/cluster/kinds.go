@@ -58,6 +58,7 @@ type Kind struct {
 	// eachUID visits the uid of every stored object, in no particular order.
 	eachUID func(s *State, visit func(types.UID))
 	each    func(s *State, visit func(metav1.Object))
+	length  func(s *State) int
 }
 
 // PrinterColumn is one of a CustomResourceDefinition's
@@ -118,6 +119,9 @@ func (k *Kind) List(s *State) []runtime.Object { return k.list(s) }
 // passes whose outcome does not depend on order (no sorting, no list).
 func (k *Kind) Each(s *State, visit func(metav1.Object)) { k.each(s, visit) }
 
+// Len is the number of stored objects of this kind.
+func (k *Kind) Len(s *State) int { return k.length(s) }
+
 // NewKind completes a kind description with the accessors of its typed map
 // in State (field returns a pointer to that map).
 func NewKind[T runtime.Object](k Kind, field func(*State) *map[string]T) *Kind {
@@ -168,6 +172,7 @@ func NewKind[T runtime.Object](k Kind, field func(*State) *map[string]T) *Kind {
 			}
 		}
 	}
+	k.length = func(s *State) int { return len(*field(s)) }
 	return &k
 }
 

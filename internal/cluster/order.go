@@ -21,6 +21,7 @@ import (
 // write (the current ResourceVersion). Every code path that creates an
 // object calls it right after bumping the resource version.
 func (s *State) NoteCreated(uid types.UID) {
+	s.objectSetGen++ // ObjectSet: a new object, whatever its uid
 	if uid == "" {
 		return
 	}

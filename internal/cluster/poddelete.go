@@ -50,6 +50,7 @@ func (s *State) GracefulDeletePod(pod *corev1.Pod, gracePeriod *int64) bool {
 			at, period = s.Now, 1
 		}
 		pod.DeletionTimestamp = &metav1.Time{Time: at}
+		s.bindsAndDeletes++
 		pod.DeletionGracePeriodSeconds = &period
 		pod.ResourceVersion = s.Bump()
 		return false
@@ -60,6 +61,7 @@ func (s *State) GracefulDeletePod(pod *corev1.Pod, gracePeriod *int64) bool {
 	}
 	at := metav1.NewTime(s.Now.Add(time.Duration(period) * time.Second))
 	pod.DeletionTimestamp = &at
+	s.bindsAndDeletes++
 	pod.DeletionGracePeriodSeconds = &period
 	if pod.Generation > 0 {
 		pod.Generation++

@@ -164,6 +164,11 @@ type State struct {
 	// last settled pass of this process (MarkSettled).
 	head      bool
 	settledAt *settledPass
+	// objectSetGen counts creations and replacements of objects in this
+	// process (objectset.go); never saved.
+	objectSetGen int64
+	// bindsAndDeletes counts bindings and deletion marks (objectset.go).
+	bindsAndDeletes int64
 }
 
 // Partial reports whether the state was loaded in part for a read-only

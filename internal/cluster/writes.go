@@ -30,6 +30,7 @@ func (s *State) DeletePod(pod *corev1.Pod) {
 func (s *State) BindPod(pod *corev1.Pod, node string) {
 	pod.Spec.NodeName = node
 	pod.ResourceVersion = s.Bump()
+	s.bindsAndDeletes++
 	s.AssignedPodAdded(pod)
 }
 
@@ -79,6 +80,7 @@ func (s *State) MarkDeleting(m metav1.Object) bool {
 	if m.GetDeletionTimestamp() == nil {
 		now := metav1.NewTime(s.Now)
 		m.SetDeletionTimestamp(&now)
+		s.bindsAndDeletes++
 		// Only the deletionTimestamp changes: no scheduling event (a node's
 		// update kinds do not include it).
 		m.SetResourceVersion(s.Bump())

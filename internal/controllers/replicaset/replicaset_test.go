@@ -15,6 +15,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
@@ -211,7 +212,7 @@ func TestKubeletRejectionDoesNotSpin(t *testing.T) {
 
 // PodFromTemplate builds what a deep copy of the whole template gave
 // (GetPodFromTemplate), nil and empty metadata alike, and shares nothing
-// with the template.
+// with the template but the containers' resource lists.
 func TestPodFromTemplateMatchesTemplateCopy(t *testing.T) {
 	templates := map[string]corev1.PodTemplateSpec{
 		"nil metadata": {Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx"}}}},
@@ -250,6 +251,52 @@ func TestPodFromTemplateMatchesTemplateCopy(t *testing.T) {
 				got.Spec.Containers[0].Image = "changed"
 				if rs.Spec.Template.Spec.Containers[0].Image == "changed" {
 					t.Fatal("the pod's containers are the template's")
+				}
+			}
+		})
+	}
+}
+
+// TestCreatedPodsLeaveTemplateResources: pods share their template's
+// request and limit lists, and the API server's defaulting (requests from
+// limits) copies a list before adding to it, so the template and the
+// earlier pods keep theirs.
+func TestCreatedPodsLeaveTemplateResources(t *testing.T) {
+	q := resource.MustParse
+	for name, res := range map[string]corev1.ResourceRequirements{
+		"limits only":      {Limits: corev1.ResourceList{corev1.ResourceCPU: q("1"), corev1.ResourceMemory: q("1Gi")}},
+		"partial requests": {Requests: corev1.ResourceList{corev1.ResourceCPU: q("500m")}, Limits: corev1.ResourceList{corev1.ResourceCPU: q("1"), corev1.ResourceMemory: q("1Gi")}},
+		"requests only":    {Requests: corev1.ResourceList{corev1.ResourceCPU: q("500m")}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := controllertest.NewState("shop")
+			n := int32(3)
+			labels := map[string]string{"app": "web"}
+			rs := &appsv1.ReplicaSet{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1", UID: "u1"},
+				Spec: appsv1.ReplicaSetSpec{Replicas: &n, Selector: &metav1.LabelSelector{MatchLabels: labels},
+					Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+						Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx", Resources: *res.DeepCopy()}}}}},
+			}
+			s.ReplicaSets[cluster.Key(rs.Namespace, rs.Name)] = rs
+			if _, err := New().Sync(s); err != nil || len(s.Pods) != 3 {
+				t.Fatalf("%d pods, err %v", len(s.Pods), err)
+			}
+			if got := rs.Spec.Template.Spec.Containers[0].Resources; !reflect.DeepEqual(got, res) {
+				t.Fatalf("template resources now %v, want %v", got, res)
+			}
+			want := res.DeepCopy()
+			if want.Limits != nil && want.Requests == nil {
+				want.Requests = corev1.ResourceList{}
+			}
+			for name, l := range want.Limits {
+				if _, ok := want.Requests[name]; !ok {
+					want.Requests[name] = l
+				}
+			}
+			for _, p := range s.Pods {
+				if got := p.Spec.Containers[0].Resources; !apiequality.Semantic.DeepEqual(got, *want) {
+					t.Fatalf("pod %s resources %v, want %v", p.Name, got, *want)
 				}
 			}
 		})
