@@ -20,6 +20,7 @@ import (
 	"github.com/berth-sim/berth/internal/scheduler/plugins/nodename"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/nodeports"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/noderesources"
+	"github.com/berth-sim/berth/internal/version"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -116,7 +117,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 
 func (c *Controller) sync(s *cluster.State) (bool, error) {
 	var pods, terminating []*corev1.Pod
-	nodes := &nodeInfos{s: s, infos: map[string]*framework.NodeInfo{}}
+	nodes := &nodeInfos{s: s, infos: map[string]*framework.NodeInfo{}, feat: features(s)}
 	nodes.allocate = func(node *corev1.Node) (string, error) { return fallbackPodIP(s, node) }
 	if c.allocator != nil {
 		nodes.allocate = c.allocator(s)
@@ -156,7 +157,7 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 			continue
 		}
 		nodes.waited = time.Time{}
-		ch, err := syncPod(s, nodes, p, f.node)
+		ch, err := syncPod(s, nodes, p, f)
 		if err != nil {
 			return changed, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
@@ -214,17 +215,20 @@ func sortForKubelet(s *cluster.State, pods []*corev1.Pod) {
 	}
 }
 
-func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.Node) (bool, error) {
+// syncPod advances one pod on the node f describes (f.node is the pod's
+// node, as the sync found it).
+func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, f *nodeFacts) (bool, error) {
+	node := f.node
 	changed := false
 	if pod.Status.StartTime == nil {
 		ni := nodes.get(node)
-		pi, reason, msg, ok := admit(s, ni, pod, node)
+		pi, reason, msg, ok := admit(nodes.feat, ni, pod, node)
 		if !ok {
 			reject(s, pod, reason, msg)
 			return true, nil
 		}
 		ni.AddPod(pi)
-		start(s, pod, node)
+		start(s, pod, f.internalIP)
 		changed = true
 	}
 	sandbox := controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers)
@@ -238,7 +242,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		if volumesAt.After(from) {
 			from = volumesAt
 		}
-		at := from.Add(nodes.timing(node).Sandbox)
+		at := from.Add(f.timing.Sandbox)
 		if s.Now.Before(at) {
 			nodes.waitUntil(at)
 			return changed, nil
@@ -255,7 +259,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		sandbox = controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers)
 	}
 	if pod.Status.Phase == corev1.PodPending {
-		t := nodes.timing(node)
+		t := f.timing
 		pull := pullDelay(pod, node, t.Pull)
 		at := sandbox.LastTransitionTime.Add(pull)
 		if s.Now.Before(at) {
@@ -264,7 +268,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		}
 		if t.Start > 0 {
 			if !containersCreated(pod) {
-				createContainers(s, pod, node, pull)
+				createContainers(s, nodes.feat.Version, pod, node, pull)
 				changed = true
 			}
 			if at = at.Add(t.Start); s.Now.Before(at) {
@@ -272,7 +276,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 				return changed, nil
 			}
 		}
-		runContainers(s, pod, node, pull)
+		runContainers(s, nodes.feat.Version, pod, node, pull)
 		changed = true
 	}
 	if pod.Status.Phase == corev1.PodRunning && restartChangedImages(s, pod) {
@@ -322,8 +326,8 @@ func (n *nodeInfos) wakeAt(at time.Time) {
 // already admitted. NoExecute taints are left to the taint-eviction controller.
 // The pod's info (its summed requests) is returned for the caller to add
 // to the node once admitted, so it is computed once.
-func admit(s *cluster.State, ni *framework.NodeInfo, pod *corev1.Pod, node *corev1.Node) (pi *framework.PodInfo, reason, message string, ok bool) {
-	pi = framework.NewPodInfo(pod, features(s).PodLevelResources)
+func admit(feat version.Features, ni *framework.NodeInfo, pod *corev1.Pod, node *corev1.Node) (pi *framework.PodInfo, reason, message string, ok bool) {
+	pi = admissionInfo(pod, feat.PodLevelResources)
 	if pod.Spec.NodeName != node.Name {
 		return pi, nodename.Name, predicateFailure(nodename.Name, nodename.ErrReason), false
 	}
@@ -351,6 +355,8 @@ type nodeInfos struct {
 	admitted map[string][]*corev1.Pod
 	infos    map[string]*framework.NodeInfo
 	allocate func(*corev1.Node) (string, error)
+	// feat is the cluster version's features, read once per sync.
+	feat version.Features
 	// woken holds the instants (Unix nanoseconds) this sync asked to be
 	// woken at; lastWoken is the latest asked for.
 	woken     map[int64]struct{}
@@ -369,8 +375,6 @@ func (n *nodeInfos) waitUntil(at time.Time) {
 	n.wakeAt(at)
 	n.waited = at
 }
-
-func (n *nodeInfos) podLevel() bool { return features(n.s).PodLevelResources }
 
 func (n *nodeInfos) get(node *corev1.Node) *framework.NodeInfo {
 	if ni, ok := n.infos[node.Name]; ok {
@@ -392,7 +396,7 @@ func (n *nodeInfos) get(node *corev1.Node) *framework.NodeInfo {
 	// the admitted pods are added in does not matter.
 	ni := framework.NewNodeInfo(node)
 	for _, p := range n.admitted[node.Name] {
-		ni.AddPod(framework.NewPodInfo(p, n.podLevel()))
+		ni.AddPod(admissionInfo(p, n.feat.PodLevelResources))
 	}
 	n.infos[node.Name] = ni
 	return ni
@@ -414,32 +418,29 @@ func reject(s *cluster.State, pod *corev1.Pod, reason, message string) {
 	s.PodDeleted(pod)
 }
 
-// start is the kubelet's first status for an admitted pod.
-func start(s *cluster.State, pod *corev1.Pod, node *corev1.Node) {
+// start is the kubelet's first status for an admitted pod on a node whose
+// InternalIP is ip ("": none).
+func start(s *cluster.State, pod *corev1.Pod, ip string) {
 	now := metav1.NewTime(s.Now)
 	pod.Status.StartTime = &now
-	if ip := nodeInternalIP(node); ip != "" {
+	if ip != "" {
 		pod.Status.HostIP = ip
 		pod.Status.HostIPs = []corev1.HostIP{{IP: ip}}
 	}
 	startConditions(pod, s.Now, unreadyMessage(pod))
 	pod.Status.ContainerStatuses = nil
-	for _, c := range pod.Spec.Containers {
-		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{
+	if n := len(pod.Spec.Containers); n > 0 {
+		// One slice of its final length (the appends grew it step by step).
+		pod.Status.ContainerStatuses = make([]corev1.ContainerStatus, n)
+	}
+	for i, c := range pod.Spec.Containers {
+		pod.Status.ContainerStatuses[i] = corev1.ContainerStatus{
 			Name:  c.Name,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}},
 			Image: c.Image,
-		})
+		}
 	}
 	pod.ResourceVersion = s.Bump()
-}
-
-func unreadyMessage(pod *corev1.Pod) string {
-	names := make([]string, 0, len(pod.Spec.Containers))
-	for _, c := range pod.Spec.Containers {
-		names = append(names, c.Name)
-	}
-	return fmt.Sprintf("containers with unready status: [%s]", strings.Join(names, " "))
 }
 
 // sandboxReady: the pod network is up, so the pod has its IP, and image
