@@ -41,6 +41,13 @@ func TestAdmissionInfoMatchesNewPodInfo(t *testing.T) {
 			Containers: []corev1.Container{{Name: "a", Resources: req("cpu", "100m")}},
 			Overhead:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
 		},
+		"sub-milli":   {Containers: []corev1.Container{{Name: "a", Resources: req("cpu", "500u", "memory", "100m")}}},
+		"sub-milli 2": {Containers: []corev1.Container{{Name: "a", Resources: req("cpu", "500u")}, {Name: "b", Resources: req("cpu", "500u")}}},
+		"limits only": {Containers: []corev1.Container{{Name: "a", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}},
+		"pod-level limits only": {
+			Containers: []corev1.Container{{Name: "a", Resources: req("cpu", "100m")}},
+			Resources:  &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}},
+		},
 		"pod-level": {
 			Containers: []corev1.Container{{Name: "a", Resources: req("cpu", "100m")}},
 			Resources:  &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("3Gi")}},
