@@ -88,6 +88,9 @@ type Controller struct {
 	allocator IPAllocator
 	quiet     controllerutil.Quiet
 	waits     waits
+	// order is the sync's list of pods to visit, kept between syncs so
+	// that a pass over 100,000 starting pods does not build it anew.
+	order []sortEntry
 }
 
 // New returns the kubelet model (one for all nodes) with a fallback address
@@ -116,7 +119,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 }
 
 func (c *Controller) sync(s *cluster.State) (bool, error) {
-	var pods, terminating []*corev1.Pod
+	var terminating []*corev1.Pod
 	nodes := &nodeInfos{s: s, infos: map[string]*framework.NodeInfo{}, feat: features(s)}
 	nodes.allocate = func(node *corev1.Node) (string, error) { return fallbackPodIP(s, node) }
 	if c.allocator != nil {
@@ -131,22 +134,32 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 			terminating = append(terminating, p)
 			continue
 		}
-		if !settled(p) && !c.waits.still(s, p) {
-			pods = append(pods, p)
+		if settled(p) {
+			continue
 		}
+		waiting, rev, known := c.waits.check(s, p)
+		if waiting {
+			continue
+		}
+		if !known {
+			rev = s.CreateRevisions[p.UID]
+		}
+		c.order = append(c.order, newSortEntry(p, rev))
 	}
 	// Creation timestamps first, then creation order, which breaks ties of
 	// the second-resolution timestamps as the order the pods reached the
 	// kubelet would (docs/ordering.md).
-	sortForKubelet(s, pods)
-	c.waits.size = len(pods)
+	sortEntries(c.order)
+	c.waits.size = len(c.order)
 	cluster.SortByCreation(s, terminating)
 	defer c.waits.end()
+	defer c.dropOrder()
 	changed := syncNodeHeartbeats(s)
 	if syncTerminating(s, terminating) {
 		changed = true
 	}
-	for _, p := range pods {
+	for _, e := range c.order {
+		p := e.pod
 		f := nodes.facts(p.Spec.NodeName)
 		if f == nil {
 			continue // no kubelet to run it: the pod stays Pending
@@ -161,7 +174,7 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 		if err != nil {
 			return changed, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
-		c.waits.note(p, f.node, nodes.waited)
+		c.waits.note(p, f.node, nodes.waited, e.rev)
 		changed = changed || ch
 	}
 	return changed, nil
@@ -179,24 +192,49 @@ func settled(pod *corev1.Pod) bool {
 	return !imagesChanged(pod)
 }
 
+// dropOrder ends a sync's use of the visit list: the pods are let go, and
+// the list itself once a sync visits nothing (the start-up is over).
+func (c *Controller) dropOrder() {
+	if len(c.order) == 0 {
+		c.order = nil
+		return
+	}
+	clear(c.order)
+	c.order = c.order[:0]
+}
+
 // sortForKubelet orders pods by creation timestamp, then create revision,
 // then key, with the sort keys read once per pod. The timestamp is compared
 // as whole seconds and nanoseconds, which orders as time.Time.Compare does
 // (TestSortForKubeletMatchesPlain) without decoding the time in every
 // comparison.
 func sortForKubelet(s *cluster.State, pods []*corev1.Pod) {
-	type entry struct {
-		sec  int64
-		nsec int64
-		rev  int64
-		pod  *corev1.Pod
-	}
-	entries := make([]entry, len(pods))
+	entries := make([]sortEntry, len(pods))
 	for i, p := range pods {
-		t := p.CreationTimestamp.Time
-		entries[i] = entry{t.Unix(), int64(t.Nanosecond()), s.CreateRevisions[p.UID], p}
+		entries[i] = newSortEntry(p, s.CreateRevisions[p.UID])
 	}
-	slices.SortFunc(entries, func(a, b entry) int {
+	sortEntries(entries)
+	for i := range entries {
+		pods[i] = entries[i].pod
+	}
+}
+
+// sortEntry is a pod with its sort keys; rev is its create revision.
+type sortEntry struct {
+	sec  int64
+	nsec int64
+	rev  int64
+	pod  *corev1.Pod
+}
+
+func newSortEntry(p *corev1.Pod, rev int64) sortEntry {
+	t := p.CreationTimestamp.Time
+	return sortEntry{t.Unix(), int64(t.Nanosecond()), rev, p}
+}
+
+// sortEntries is sortForKubelet's order over entries whose keys are read.
+func sortEntries(entries []sortEntry) {
+	slices.SortFunc(entries, func(a, b sortEntry) int {
 		if a.sec != b.sec {
 			return cmp.Compare(a.sec, b.sec)
 		}
@@ -210,9 +248,6 @@ func sortForKubelet(s *cluster.State, pods []*corev1.Pod) {
 		// order, the key built only for them.
 		return strings.Compare(cluster.Key(a.pod.Namespace, a.pod.Name), cluster.Key(b.pod.Namespace, b.pod.Name))
 	})
-	for i := range entries {
-		pods[i] = entries[i].pod
-	}
 }
 
 // syncPod advances one pod on the node f describes (f.node is the pod's
