@@ -120,7 +120,7 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 
 func (c *Controller) sync(s *cluster.State) (bool, error) {
 	var terminating []*corev1.Pod
-	nodes := &nodeInfos{s: s, infos: map[string]*framework.NodeInfo{}, feat: features(s)}
+	nodes := &nodeInfos{s: s, feat: features(s)}
 	nodes.allocate = func(node *corev1.Node) (string, error) { return fallbackPodIP(s, node) }
 	if c.allocator != nil {
 		nodes.allocate = c.allocator(s)
@@ -256,7 +256,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, f *nodeFacts) 
 	node := f.node
 	changed := false
 	if pod.Status.StartTime == nil {
-		ni := nodes.get(node)
+		ni := nodes.get(f)
 		pi, reason, msg, ok := admit(nodes.feat, ni, pod, node)
 		if !ok {
 			reject(s, pod, reason, msg)
@@ -381,14 +381,14 @@ func admit(feat version.Features, ni *framework.NodeInfo, pod *corev1.Pod, node 
 	return pi, "", "", true
 }
 
-// nodeInfos holds, per node, the pods its kubelet has admitted, built once
-// per sync and extended as pods are admitted.
+// nodeInfos is what a sync knows of the nodes: per node, its facts and the
+// pods its kubelet has admitted (built at the sync's first admission to
+// the node, kept with its facts, and extended as pods are admitted).
 type nodeInfos struct {
 	s *cluster.State
 	// admitted lists, per node, the pods its kubelet had admitted when the
 	// sync began; built at the first admission.
 	admitted map[string][]*corev1.Pod
-	infos    map[string]*framework.NodeInfo
 	allocate func(*corev1.Node) (string, error)
 	// feat is the cluster version's features, read once per sync.
 	feat version.Features
@@ -411,10 +411,11 @@ func (n *nodeInfos) waitUntil(at time.Time) {
 	n.waited = at
 }
 
-func (n *nodeInfos) get(node *corev1.Node) *framework.NodeInfo {
-	if ni, ok := n.infos[node.Name]; ok {
-		return ni
+func (n *nodeInfos) get(f *nodeFacts) *framework.NodeInfo {
+	if f.info != nil {
+		return f.info
 	}
+	node := f.node
 	if n.admitted == nil {
 		// No pod has been admitted in this sync before (every admission
 		// goes through get), so the state still shows the sync's start.
@@ -433,7 +434,7 @@ func (n *nodeInfos) get(node *corev1.Node) *framework.NodeInfo {
 	for _, p := range n.admitted[node.Name] {
 		ni.AddPod(admissionInfo(p, n.feat.PodLevelResources))
 	}
-	n.infos[node.Name] = ni
+	f.info = ni
 	return ni
 }
 

@@ -1,9 +1,11 @@
 package kubelet
 
 import (
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 )
 
@@ -18,6 +20,9 @@ type nodeFacts struct {
 	// internalIP is the node's InternalIP address ("": none), every
 	// started pod's hostIP.
 	internalIP string
+	// info holds the pods the node's kubelet has admitted, made at the
+	// sync's first admission to the node (nodeInfos.get).
+	info *framework.NodeInfo
 }
 
 // facts returns the node named name with what the sync reads of it, or nil
@@ -67,4 +72,18 @@ func admissionInfo(pod *corev1.Pod, podLevelResources bool) *framework.PodInfo {
 	}
 	opts := resourcehelper.PodResourcesOptions{SkipPodLevelResources: !podLevelResources}
 	return &framework.PodInfo{Pod: pod, Requests: *framework.NewResource(resourcehelper.PodRequests(pod, opts))}
+}
+
+// leaseKeys looks node leases up by node name through one reused key
+// buffer: every pass looks up every node's lease, and s.NodeLease builds
+// the key string each time (5,000 nodes, a string each, on every pass).
+type leaseKeys struct{ buf []byte }
+
+// leaseKeyPrefix is the leases' namespace part of a state key.
+var leaseKeyPrefix = cluster.Key(corev1.NamespaceNodeLease, "")
+
+// lease is s.NodeLease(name).
+func (k *leaseKeys) lease(s *cluster.State, name string) *coordinationv1.Lease {
+	k.buf = append(append(k.buf[:0], leaseKeyPrefix...), name...)
+	return s.Leases[string(k.buf)]
 }

@@ -170,7 +170,7 @@ func TestWaitStill(t *testing.T) {
 			}
 			w.end()
 			tc.change()
-			w.begin(s) // the next sync
+			w.begin(s)    // the next sync
 			for range 2 { // an ended wait is not taken for one on a later pass either
 				waiting, rev, known := w.check(s, p)
 				if waiting != tc.still || !known || rev != 42 {
