@@ -91,6 +91,9 @@ type Controller struct {
 	// order is the sync's list of pods to visit, kept between syncs so
 	// that a pass over 100,000 starting pods does not build it anew.
 	order []sortEntry
+	// started lists the bound, unfinished pods the kubelet had admitted
+	// when the sync began (terminating ones too), for nodeInfos.get.
+	started []*corev1.Pod
 }
 
 // New returns the kubelet model (one for all nodes) with a fallback address
@@ -130,6 +133,9 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 		if p.Spec.NodeName == "" || cluster.IsTerminal(p) {
 			continue
 		}
+		if p.Status.StartTime != nil {
+			c.started = append(c.started, p)
+		}
 		if p.DeletionTimestamp != nil {
 			terminating = append(terminating, p)
 			continue
@@ -152,6 +158,7 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 	sortEntries(c.order)
 	c.waits.size = len(c.order)
 	cluster.SortByCreation(s, terminating)
+	nodes.started = c.started
 	defer c.waits.end()
 	defer c.dropOrder()
 	changed := syncNodeHeartbeats(s)
@@ -192,9 +199,11 @@ func settled(pod *corev1.Pod) bool {
 	return !imagesChanged(pod)
 }
 
-// dropOrder ends a sync's use of the visit list: the pods are let go, and
-// the list itself once a sync visits nothing (the start-up is over).
+// dropOrder ends a sync's use of its lists: the pods are let go, and the
+// visit list itself once a sync visits nothing (the start-up is over).
 func (c *Controller) dropOrder() {
+	clear(c.started)
+	c.started = c.started[:0]
 	if len(c.order) == 0 {
 		c.order = nil
 		return
@@ -387,8 +396,9 @@ func admit(feat version.Features, ni *framework.NodeInfo, pod *corev1.Pod, node 
 type nodeInfos struct {
 	s *cluster.State
 	// admitted lists, per node, the pods its kubelet had admitted when the
-	// sync began; built at the first admission.
+	// sync began; built at the first admission, from started (the walk's).
 	admitted map[string][]*corev1.Pod
+	started  []*corev1.Pod
 	allocate func(*corev1.Node) (string, error)
 	// feat is the cluster version's features, read once per sync.
 	feat version.Features
@@ -418,14 +428,18 @@ func (n *nodeInfos) get(f *nodeFacts) *framework.NodeInfo {
 	node := f.node
 	if n.admitted == nil {
 		// No pod has been admitted in this sync before (every admission
-		// goes through get), so the state still shows the sync's start.
+		// goes through get), so the pods the sync's walk found started
+		// are still the admitted ones, but for the terminating pods
+		// syncTerminating has removed since: those still here hold their
+		// share of the node until their containers stop. (The walk
+		// collects them so that the first admission does not walk every
+		// pod again.)
 		n.admitted = map[string][]*corev1.Pod{}
-		for _, p := range n.s.Pods {
-			// Terminating pods still here after syncTerminating hold
-			// their share of the node until their containers stop.
-			if p.Spec.NodeName != "" && !cluster.IsTerminal(p) && p.Status.StartTime != nil {
-				n.admitted[p.Spec.NodeName] = append(n.admitted[p.Spec.NodeName], p)
+		for _, p := range n.started {
+			if p.DeletionTimestamp != nil && n.s.Pods[cluster.Key(p.Namespace, p.Name)] != p {
+				continue
 			}
+			n.admitted[p.Spec.NodeName] = append(n.admitted[p.Spec.NodeName], p)
 		}
 	}
 	// Admission only sums requests and collects host ports, so the order
