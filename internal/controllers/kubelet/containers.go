@@ -19,17 +19,17 @@ import (
 // runContainers: images are in, containers are created and started. When
 // createContainers ran before (a node whose containers start later than
 // they are created), only the start is left.
-func runContainers(s *cluster.State, pod *corev1.Pod, node *corev1.Node, pulled time.Duration) {
+func runContainers(s *cluster.State, v version.Version, pod *corev1.Pod, node *corev1.Node, pulled time.Duration) {
 	started := metav1.NewTime(s.Now)
 	created := containersCreated(pod)
 	for i, c := range pod.Spec.Containers {
 		ref := podRef(pod, c.Name)
 		id := pod.Status.ContainerStatuses[i].ContainerID
 		if !created {
-			recordPulledAndCreated(s, pod, node, c, pulled)
+			recordPulledAndCreated(s, v, pod, node, c, pulled)
 			id = newContainerID(s)
 		}
-		_, startedMsg := containerMessages(features(s).Version, c.Name)
+		_, startedMsg := containerTexts(v, c.Name)
 		s.Record(source, ref, corev1.EventTypeNormal, StartedContainerReason, startedMsg)
 		t := true
 		pod.Status.ContainerStatuses[i] = corev1.ContainerStatus{
@@ -47,9 +47,9 @@ func runContainers(s *cluster.State, pod *corev1.Pod, node *corev1.Node, pulled 
 
 // createContainers records the pulls and the containers' creation; they
 // stay waiting, with their container IDs, until runContainers starts them.
-func createContainers(s *cluster.State, pod *corev1.Pod, node *corev1.Node, pulled time.Duration) {
+func createContainers(s *cluster.State, v version.Version, pod *corev1.Pod, node *corev1.Node, pulled time.Duration) {
 	for i, c := range pod.Spec.Containers {
-		recordPulledAndCreated(s, pod, node, c, pulled)
+		recordPulledAndCreated(s, v, pod, node, c, pulled)
 		pod.Status.ContainerStatuses[i].ContainerID = newContainerID(s)
 	}
 	pod.ResourceVersion = s.Bump()
@@ -61,17 +61,17 @@ func containersCreated(pod *corev1.Pod) bool {
 		pod.Status.ContainerStatuses[0].State.Waiting != nil
 }
 
-func recordPulledAndCreated(s *cluster.State, pod *corev1.Pod, node *corev1.Node, c corev1.Container, pulled time.Duration) {
+func recordPulledAndCreated(s *cluster.State, v version.Version, pod *corev1.Pod, node *corev1.Node, c corev1.Container, pulled time.Duration) {
 	ref := podRef(pod, c.Name)
 	switch {
 	case needsPull(c, node):
 		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason, pullMessage(pulledMessage, c.Image, pulled))
-	case features(s).Version.AtLeast(35, 0):
+	case v.AtLeast(35, 0):
 		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason, pullMessage(presentMessage, c.Image, 0))
 	default:
 		s.Record(source, ref, corev1.EventTypeNormal, PulledImageReason, pullMessage(presentOldMessage, c.Image, 0))
 	}
-	created, _ := containerMessages(features(s).Version, c.Name)
+	created, _ := containerTexts(v, c.Name)
 	s.Record(source, ref, corev1.EventTypeNormal, CreatedContainerReason, created)
 }
 
@@ -108,6 +108,9 @@ func needsPull(c corev1.Container, node *corev1.Node) bool {
 	if c.ImagePullPolicy == corev1.PullNever {
 		return false
 	}
+	if len(node.Status.Images) == 0 {
+		return true // nothing to look for (nodes that list no images)
+	}
 	want := normalizeImage(c.Image)
 	for _, img := range node.Status.Images {
 		for _, n := range img.Names {
@@ -130,19 +133,18 @@ func podRef(pod *corev1.Pod, container string) corev1.ObjectReference {
 // normalizeImage is how containerd reports an image: short Docker Hub names
 // gain docker.io/library/ and a missing tag becomes :latest. It is asked for
 // every running container on every pass (imagesChanged); a name that grows
-// is built once and shared.
+// is built once and shared, and a name that is already normal is
+// remembered as such, so that it is not parsed again on every pass.
 func normalizeImage(image string) string {
 	if n, ok := normalizedImages.Load(image); ok {
 		return n.(string)
 	}
 	n := makeNormalizedImage(image)
-	if n != image {
-		normalizedImages.Store(image, n)
-	}
+	normalizedImages.Store(image, n)
 	return n
 }
 
-var normalizedImages sync.Map // image → its longer normalized name
+var normalizedImages sync.Map // image → its normalized name
 
 func makeNormalizedImage(image string) string {
 	name := image

@@ -23,8 +23,9 @@ func NextHeartbeat(s *cluster.State) (time.Time, bool) {
 			next, found = t, true
 		}
 	}
+	var keys leaseKeys
 	for name, node := range s.Nodes {
-		lease := s.NodeLease(name)
+		lease := keys.lease(s, name)
 		if lease == nil {
 			return s.Now, true
 		}
@@ -70,8 +71,9 @@ func NextHeartbeat(s *cluster.State) (time.Time, bool) {
 // s.Now, as syncNodeHeartbeats does, over a state whose leases all exist
 // (NextHeartbeat said no more). It needs the nodes and leases only.
 func Beat(s *cluster.State) {
+	var keys leaseKeys
 	for name, node := range s.Nodes {
-		if lease := s.NodeLease(name); lease != nil && !Stopped(node) {
+		if lease := keys.lease(s, name); lease != nil && !Stopped(node) {
 			renewLease(s, lease)
 			heartbeat(s, node)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/berth-sim/berth/internal/scheduler/plugins/nodename"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/nodeports"
 	"github.com/berth-sim/berth/internal/scheduler/plugins/noderesources"
+	"github.com/berth-sim/berth/internal/version"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -87,6 +88,12 @@ type Controller struct {
 	allocator IPAllocator
 	quiet     controllerutil.Quiet
 	waits     waits
+	// order is the sync's list of pods to visit, kept between syncs so
+	// that a pass over 100,000 starting pods does not build it anew.
+	order []sortEntry
+	// started lists the bound, unfinished pods the kubelet had admitted
+	// when the sync began (terminating ones too), for nodeInfos.get.
+	started []*corev1.Pod
 }
 
 // New returns the kubelet model (one for all nodes) with a fallback address
@@ -115,8 +122,8 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 }
 
 func (c *Controller) sync(s *cluster.State) (bool, error) {
-	var pods, terminating []*corev1.Pod
-	nodes := &nodeInfos{s: s, infos: map[string]*framework.NodeInfo{}}
+	var terminating []*corev1.Pod
+	nodes := &nodeInfos{s: s, feat: features(s)}
 	nodes.allocate = func(node *corev1.Node) (string, error) { return fallbackPodIP(s, node) }
 	if c.allocator != nil {
 		nodes.allocate = c.allocator(s)
@@ -126,26 +133,40 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 		if p.Spec.NodeName == "" || cluster.IsTerminal(p) {
 			continue
 		}
+		if p.Status.StartTime != nil {
+			c.started = append(c.started, p)
+		}
 		if p.DeletionTimestamp != nil {
 			terminating = append(terminating, p)
 			continue
 		}
-		if !settled(p) && !c.waits.still(s, p) {
-			pods = append(pods, p)
+		if settled(p) {
+			continue
 		}
+		waiting, rev, known := c.waits.check(s, p)
+		if waiting {
+			continue
+		}
+		if !known {
+			rev = s.CreateRevisions[p.UID]
+		}
+		c.order = append(c.order, newSortEntry(p, rev))
 	}
 	// Creation timestamps first, then creation order, which breaks ties of
 	// the second-resolution timestamps as the order the pods reached the
 	// kubelet would (docs/ordering.md).
-	sortForKubelet(s, pods)
-	c.waits.size = len(pods)
+	sortEntries(c.order)
+	c.waits.size = len(c.order)
 	cluster.SortByCreation(s, terminating)
+	nodes.started = c.started
 	defer c.waits.end()
+	defer c.dropOrder()
 	changed := syncNodeHeartbeats(s)
 	if syncTerminating(s, terminating) {
 		changed = true
 	}
-	for _, p := range pods {
+	for _, e := range c.order {
+		p := e.pod
 		f := nodes.facts(p.Spec.NodeName)
 		if f == nil {
 			continue // no kubelet to run it: the pod stays Pending
@@ -156,11 +177,11 @@ func (c *Controller) sync(s *cluster.State) (bool, error) {
 			continue
 		}
 		nodes.waited = time.Time{}
-		ch, err := syncPod(s, nodes, p, f.node)
+		ch, err := syncPod(s, nodes, p, f)
 		if err != nil {
 			return changed, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
-		c.waits.note(p, f.node, nodes.waited)
+		c.waits.note(p, f.node, nodes.waited, e.rev)
 		changed = changed || ch
 	}
 	return changed, nil
@@ -178,24 +199,51 @@ func settled(pod *corev1.Pod) bool {
 	return !imagesChanged(pod)
 }
 
+// dropOrder ends a sync's use of its lists: the pods are let go, and the
+// visit list itself once a sync visits nothing (the start-up is over).
+func (c *Controller) dropOrder() {
+	clear(c.started)
+	c.started = c.started[:0]
+	if len(c.order) == 0 {
+		c.order = nil
+		return
+	}
+	clear(c.order)
+	c.order = c.order[:0]
+}
+
 // sortForKubelet orders pods by creation timestamp, then create revision,
 // then key, with the sort keys read once per pod. The timestamp is compared
 // as whole seconds and nanoseconds, which orders as time.Time.Compare does
 // (TestSortForKubeletMatchesPlain) without decoding the time in every
 // comparison.
 func sortForKubelet(s *cluster.State, pods []*corev1.Pod) {
-	type entry struct {
-		sec  int64
-		nsec int64
-		rev  int64
-		pod  *corev1.Pod
-	}
-	entries := make([]entry, len(pods))
+	entries := make([]sortEntry, len(pods))
 	for i, p := range pods {
-		t := p.CreationTimestamp.Time
-		entries[i] = entry{t.Unix(), int64(t.Nanosecond()), s.CreateRevisions[p.UID], p}
+		entries[i] = newSortEntry(p, s.CreateRevisions[p.UID])
 	}
-	slices.SortFunc(entries, func(a, b entry) int {
+	sortEntries(entries)
+	for i := range entries {
+		pods[i] = entries[i].pod
+	}
+}
+
+// sortEntry is a pod with its sort keys; rev is its create revision.
+type sortEntry struct {
+	sec  int64
+	nsec int64
+	rev  int64
+	pod  *corev1.Pod
+}
+
+func newSortEntry(p *corev1.Pod, rev int64) sortEntry {
+	t := p.CreationTimestamp.Time
+	return sortEntry{t.Unix(), int64(t.Nanosecond()), rev, p}
+}
+
+// sortEntries is sortForKubelet's order over entries whose keys are read.
+func sortEntries(entries []sortEntry) {
+	slices.SortFunc(entries, func(a, b sortEntry) int {
 		if a.sec != b.sec {
 			return cmp.Compare(a.sec, b.sec)
 		}
@@ -209,22 +257,22 @@ func sortForKubelet(s *cluster.State, pods []*corev1.Pod) {
 		// order, the key built only for them.
 		return strings.Compare(cluster.Key(a.pod.Namespace, a.pod.Name), cluster.Key(b.pod.Namespace, b.pod.Name))
 	})
-	for i := range entries {
-		pods[i] = entries[i].pod
-	}
 }
 
-func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.Node) (bool, error) {
+// syncPod advances one pod on the node f describes (f.node is the pod's
+// node, as the sync found it).
+func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, f *nodeFacts) (bool, error) {
+	node := f.node
 	changed := false
 	if pod.Status.StartTime == nil {
-		ni := nodes.get(node)
-		pi, reason, msg, ok := admit(s, ni, pod, node)
+		ni := nodes.get(f)
+		pi, reason, msg, ok := admit(nodes.feat, ni, pod, node)
 		if !ok {
 			reject(s, pod, reason, msg)
 			return true, nil
 		}
 		ni.AddPod(pi)
-		start(s, pod, node)
+		start(s, pod, f.internalIP)
 		changed = true
 	}
 	sandbox := controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers)
@@ -238,7 +286,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		if volumesAt.After(from) {
 			from = volumesAt
 		}
-		at := from.Add(nodes.timing(node).Sandbox)
+		at := from.Add(f.timing.Sandbox)
 		if s.Now.Before(at) {
 			nodes.waitUntil(at)
 			return changed, nil
@@ -255,7 +303,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		sandbox = controllerutil.GetPodCondition(&pod.Status, corev1.PodReadyToStartContainers)
 	}
 	if pod.Status.Phase == corev1.PodPending {
-		t := nodes.timing(node)
+		t := f.timing
 		pull := pullDelay(pod, node, t.Pull)
 		at := sandbox.LastTransitionTime.Add(pull)
 		if s.Now.Before(at) {
@@ -264,7 +312,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 		}
 		if t.Start > 0 {
 			if !containersCreated(pod) {
-				createContainers(s, pod, node, pull)
+				createContainers(s, nodes.feat.Version, pod, node, pull)
 				changed = true
 			}
 			if at = at.Add(t.Start); s.Now.Before(at) {
@@ -272,7 +320,7 @@ func syncPod(s *cluster.State, nodes *nodeInfos, pod *corev1.Pod, node *corev1.N
 				return changed, nil
 			}
 		}
-		runContainers(s, pod, node, pull)
+		runContainers(s, nodes.feat.Version, pod, node, pull)
 		changed = true
 	}
 	if pod.Status.Phase == corev1.PodRunning && restartChangedImages(s, pod) {
@@ -322,8 +370,8 @@ func (n *nodeInfos) wakeAt(at time.Time) {
 // already admitted. NoExecute taints are left to the taint-eviction controller.
 // The pod's info (its summed requests) is returned for the caller to add
 // to the node once admitted, so it is computed once.
-func admit(s *cluster.State, ni *framework.NodeInfo, pod *corev1.Pod, node *corev1.Node) (pi *framework.PodInfo, reason, message string, ok bool) {
-	pi = framework.NewPodInfo(pod, features(s).PodLevelResources)
+func admit(feat version.Features, ni *framework.NodeInfo, pod *corev1.Pod, node *corev1.Node) (pi *framework.PodInfo, reason, message string, ok bool) {
+	pi = admissionInfo(pod, feat.PodLevelResources)
 	if pod.Spec.NodeName != node.Name {
 		return pi, nodename.Name, predicateFailure(nodename.Name, nodename.ErrReason), false
 	}
@@ -342,15 +390,18 @@ func admit(s *cluster.State, ni *framework.NodeInfo, pod *corev1.Pod, node *core
 	return pi, "", "", true
 }
 
-// nodeInfos holds, per node, the pods its kubelet has admitted, built once
-// per sync and extended as pods are admitted.
+// nodeInfos is what a sync knows of the nodes: per node, its facts and the
+// pods its kubelet has admitted (built at the sync's first admission to
+// the node, kept with its facts, and extended as pods are admitted).
 type nodeInfos struct {
 	s *cluster.State
 	// admitted lists, per node, the pods its kubelet had admitted when the
-	// sync began; built at the first admission.
+	// sync began; built at the first admission, from started (the walk's).
 	admitted map[string][]*corev1.Pod
-	infos    map[string]*framework.NodeInfo
+	started  []*corev1.Pod
 	allocate func(*corev1.Node) (string, error)
+	// feat is the cluster version's features, read once per sync.
+	feat version.Features
 	// woken holds the instants (Unix nanoseconds) this sync asked to be
 	// woken at; lastWoken is the latest asked for.
 	woken     map[int64]struct{}
@@ -370,31 +421,34 @@ func (n *nodeInfos) waitUntil(at time.Time) {
 	n.waited = at
 }
 
-func (n *nodeInfos) podLevel() bool { return features(n.s).PodLevelResources }
-
-func (n *nodeInfos) get(node *corev1.Node) *framework.NodeInfo {
-	if ni, ok := n.infos[node.Name]; ok {
-		return ni
+func (n *nodeInfos) get(f *nodeFacts) *framework.NodeInfo {
+	if f.info != nil {
+		return f.info
 	}
+	node := f.node
 	if n.admitted == nil {
 		// No pod has been admitted in this sync before (every admission
-		// goes through get), so the state still shows the sync's start.
+		// goes through get), so the pods the sync's walk found started
+		// are still the admitted ones, but for the terminating pods
+		// syncTerminating has removed since: those still here hold their
+		// share of the node until their containers stop. (The walk
+		// collects them so that the first admission does not walk every
+		// pod again.)
 		n.admitted = map[string][]*corev1.Pod{}
-		for _, p := range n.s.Pods {
-			// Terminating pods still here after syncTerminating hold
-			// their share of the node until their containers stop.
-			if p.Spec.NodeName != "" && !cluster.IsTerminal(p) && p.Status.StartTime != nil {
-				n.admitted[p.Spec.NodeName] = append(n.admitted[p.Spec.NodeName], p)
+		for _, p := range n.started {
+			if p.DeletionTimestamp != nil && n.s.Pods[cluster.Key(p.Namespace, p.Name)] != p {
+				continue
 			}
+			n.admitted[p.Spec.NodeName] = append(n.admitted[p.Spec.NodeName], p)
 		}
 	}
 	// Admission only sums requests and collects host ports, so the order
 	// the admitted pods are added in does not matter.
 	ni := framework.NewNodeInfo(node)
 	for _, p := range n.admitted[node.Name] {
-		ni.AddPod(framework.NewPodInfo(p, n.podLevel()))
+		ni.AddPod(admissionInfo(p, n.feat.PodLevelResources))
 	}
-	n.infos[node.Name] = ni
+	f.info = ni
 	return ni
 }
 
@@ -414,32 +468,29 @@ func reject(s *cluster.State, pod *corev1.Pod, reason, message string) {
 	s.PodDeleted(pod)
 }
 
-// start is the kubelet's first status for an admitted pod.
-func start(s *cluster.State, pod *corev1.Pod, node *corev1.Node) {
+// start is the kubelet's first status for an admitted pod on a node whose
+// InternalIP is ip ("": none).
+func start(s *cluster.State, pod *corev1.Pod, ip string) {
 	now := metav1.NewTime(s.Now)
 	pod.Status.StartTime = &now
-	if ip := nodeInternalIP(node); ip != "" {
+	if ip != "" {
 		pod.Status.HostIP = ip
 		pod.Status.HostIPs = []corev1.HostIP{{IP: ip}}
 	}
 	startConditions(pod, s.Now, unreadyMessage(pod))
 	pod.Status.ContainerStatuses = nil
-	for _, c := range pod.Spec.Containers {
-		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{
+	if n := len(pod.Spec.Containers); n > 0 {
+		// One slice of its final length (the appends grew it step by step).
+		pod.Status.ContainerStatuses = make([]corev1.ContainerStatus, n)
+	}
+	for i, c := range pod.Spec.Containers {
+		pod.Status.ContainerStatuses[i] = corev1.ContainerStatus{
 			Name:  c.Name,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}},
 			Image: c.Image,
-		})
+		}
 	}
 	pod.ResourceVersion = s.Bump()
-}
-
-func unreadyMessage(pod *corev1.Pod) string {
-	names := make([]string, 0, len(pod.Spec.Containers))
-	for _, c := range pod.Spec.Containers {
-		names = append(names, c.Name)
-	}
-	return fmt.Sprintf("containers with unready status: [%s]", strings.Join(names, " "))
 }
 
 // sandboxReady: the pod network is up, so the pod has its IP, and image

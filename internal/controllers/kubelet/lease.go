@@ -41,8 +41,9 @@ func syncNodeHeartbeats(s *cluster.State) bool {
 	// Renewal order does not matter; creations and removals are writes, so
 	// they go in name order to keep resource versions deterministic.
 	var missing, ready, stale []string
+	var keys leaseKeys
 	for name, node := range s.Nodes {
-		lease := s.NodeLease(name)
+		lease := keys.lease(s, name)
 		if lease == nil {
 			missing = append(missing, name)
 			continue

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sim/berth/internal/cluster"
+	"github.com/berth-sim/berth/internal/controllers/controllertest"
 )
 
 func TestLastTick(t *testing.T) {
@@ -98,5 +99,23 @@ func TestHeartbeatsFreezeOnFailure(t *testing.T) {
 	delete(s.Nodes, "n1")
 	if !syncNodeHeartbeats(s) || s.NodeLease("n1") != nil {
 		t.Error("the lease should go with its node")
+	}
+}
+
+// The reused-buffer lookup finds what s.NodeLease finds, name after name.
+func TestLeaseKeysMatchNodeLease(t *testing.T) {
+	s := controllertest.NewState()
+	for _, name := range []string{"n1", "a-much-longer-node-name.ec2.internal", "n2"} {
+		controllertest.AddNode(s, name, "4", "8Gi", nil)
+	}
+	syncNodeHeartbeats(s)
+	var keys leaseKeys
+	for _, name := range []string{"a-much-longer-node-name.ec2.internal", "n1", "missing", "n2", "", "n1"} {
+		if got, want := keys.lease(s, name), s.NodeLease(name); got != want {
+			t.Errorf("%q: %v, want %v", name, got, want)
+		}
+	}
+	if keys.lease(s, "n1") == nil {
+		t.Fatal("no lease found for n1")
 	}
 }

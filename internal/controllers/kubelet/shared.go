@@ -2,12 +2,14 @@ package kubelet
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/berth-sim/berth/internal/cluster"
 	"github.com/berth-sim/berth/internal/version"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Values the kubelet derives again and again from the same few inputs,
@@ -121,4 +123,62 @@ func appendHex64(dst []byte, s *cluster.State) []byte {
 func newContainerID(s *cluster.State) string {
 	const prefix = "containerd://"
 	return string(appendHex64(append(make([]byte, 0, len(prefix)+64), prefix...), s))
+}
+
+// containerText is the Created and Started texts of one container name in
+// one band of kubelet versions (containerMessages): from 1.30 to 1.34 both
+// carry the name, so 100,000 containers named "app" would build 200,000
+// strings that say the same two things.
+type containerTextKey struct {
+	band uint8 // 0: before 1.30, 1: 1.30 to 1.34, 2: 1.35 and later
+	name string
+}
+
+var containerTextCache sync.Map // containerTextKey → [2]string
+
+// containerTexts is containerMessages(v, name), one shared pair per band
+// and name.
+func containerTexts(v version.Version, name string) (created, started string) {
+	var band uint8
+	switch {
+	case v.AtLeast(35, 0):
+		return containerMessages(v, name) // constant texts: nothing to build
+	case v.AtLeast(30, 0):
+		band = 1
+	}
+	k := containerTextKey{band, name}
+	if m, ok := containerTextCache.Load(k); ok {
+		pair := m.([2]string)
+		return pair[0], pair[1]
+	}
+	created, started = containerMessages(v, name)
+	containerTextCache.Store(k, [2]string{created, started})
+	return created, started
+}
+
+var unreadyMessages sync.Map // container name → its pod's unready text
+
+// unreadyMessage is the message of the Ready and ContainersReady
+// conditions of a pod none of whose containers is ready. A pod of one
+// container (nearly all) shares the text with every pod whose container
+// has that name.
+func unreadyMessage(pod *corev1.Pod) string {
+	if len(pod.Spec.Containers) != 1 {
+		return makeUnreadyMessage(pod.Spec.Containers)
+	}
+	name := pod.Spec.Containers[0].Name
+	if m, ok := unreadyMessages.Load(name); ok {
+		return m.(string)
+	}
+	m := makeUnreadyMessage(pod.Spec.Containers)
+	unreadyMessages.Store(name, m)
+	return m
+}
+
+func makeUnreadyMessage(containers []corev1.Container) string {
+	names := make([]string, 0, len(containers))
+	for _, c := range containers {
+		names = append(names, c.Name)
+	}
+	return fmt.Sprintf("containers with unready status: [%s]", strings.Join(names, " "))
 }

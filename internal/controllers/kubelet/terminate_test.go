@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -76,6 +77,43 @@ func TestGracefulTermination(t *testing.T) {
 			_, present := s.Pods["default/a"]
 			if present != (c.want < 0) {
 				t.Fatalf("present=%v after the grace period", present)
+			}
+		})
+	}
+}
+
+// A terminating pod the same sync removes (its containers never started)
+// no longer holds its share when the sync admits a pod to its node; one
+// whose containers run still does.
+func TestAdmissionAfterTerminatingPodGoes(t *testing.T) {
+	for _, running := range []bool{false, true} {
+		t.Run(fmt.Sprintf("running=%v", running), func(t *testing.T) {
+			s := controllertest.NewState()
+			controllertest.AddNode(s, "n1", "2", "4Gi", nil)
+			a := boundPod(s, "a", "n1", "1500m")
+			ctrls := []sim.Controller{New()}
+			if err := sim.RunNow(s, ctrls); err != nil {
+				t.Fatal(err)
+			}
+			if a.Status.StartTime == nil {
+				t.Fatal("pod a not admitted")
+			}
+			if running {
+				if err := sim.Settle(s, ctrls, time.Minute); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.GracefulDeletePod(a, nil)
+			b := boundPod(s, "b", "n1", "1")
+			if err := sim.RunNow(s, ctrls); err != nil {
+				t.Fatal(err)
+			}
+			_, present := s.Pods["default/a"]
+			if present != running {
+				t.Fatalf("pod a present: %v", present)
+			}
+			if admitted := b.Status.Phase != corev1.PodFailed; admitted == running {
+				t.Fatalf("pod b admitted: %v (phase %s, %s)", admitted, b.Status.Phase, b.Status.Message)
 			}
 		})
 	}

@@ -32,6 +32,9 @@ type waits struct {
 	// that large at once (at 100,000 pods starting together, growing it
 	// step by step cost as much as the lookups it saves).
 	size int
+	// waiting counts the pods of this sync that wait: those check found
+	// still waiting and those whose visit noted a wait.
+	waiting int
 }
 
 type wait struct {
@@ -39,6 +42,10 @@ type wait struct {
 	node   *corev1.Node
 	nodeRV string
 	at     time.Time
+	// rev is the pod's create revision, its sort key after the creation
+	// timestamp: the visit after the wait reads it from here instead of
+	// looking the pod's uid up in the state's map of revisions.
+	rev int64
 }
 
 // rememberWaits can be turned off by tests, which compare the syncs with
@@ -51,35 +58,47 @@ func (w *waits) begin(s *cluster.State) {
 	if w.state != s || len(w.pods) > len(s.Pods) {
 		w.state, w.pods = s, nil
 	}
+	w.waiting = 0
 }
 
 // end ends a sync: once no pod waits, the map goes (maps do not shrink, and
-// at 100,000 pods started together it was made for all of them).
+// at 100,000 pods started together it was made for all of them), with the
+// entries of waits that ended for pods this sync did not visit.
 func (w *waits) end() {
-	if len(w.pods) == 0 {
+	if w.waiting == 0 {
 		w.pods = nil
 	}
 }
 
-// still reports whether the pod waits for a later instant, computed from
-// the pod and node as they are now; a wait that no longer holds is
-// forgotten.
-func (w *waits) still(s *cluster.State, pod *corev1.Pod) bool {
+// check reports whether the pod waits for a later instant, computed from
+// the pod and node as they are now. When the pod has an entry, waiting or
+// not, known is true and rev is its create revision. An entry whose wait
+// is over stays until the pod's visit notes the visit's outcome over it
+// (one map write per visit rather than a removal and an insertion); until
+// then it is not taken for a wait, since the instant stays reached and
+// every other condition is checked again on every pass.
+func (w *waits) check(s *cluster.State, pod *corev1.Pod) (waiting bool, rev int64, known bool) {
 	got, ok := w.pods[pod]
 	if !ok {
-		return false
+		return false, 0, false
 	}
 	if got.rv == pod.ResourceVersion && s.Now.Before(got.at) &&
 		s.Nodes[pod.Spec.NodeName] == got.node && got.node.ResourceVersion == got.nodeRV {
-		return true
+		w.waiting++
+		return true, got.rev, true
 	}
-	delete(w.pods, pod)
-	return false
+	return false, got.rev, true
+}
+
+// still is check's first answer.
+func (w *waits) still(s *cluster.State, pod *corev1.Pod) bool {
+	waiting, _, _ := w.check(s, pod)
+	return waiting
 }
 
 // note remembers the outcome of the pod's visit: the instant it waits for
-// on node (zero: none).
-func (w *waits) note(pod *corev1.Pod, node *corev1.Node, at time.Time) {
+// on node (zero: none); rev is the pod's create revision.
+func (w *waits) note(pod *corev1.Pod, node *corev1.Node, at time.Time, rev int64) {
 	if at.IsZero() || !rememberWaits || hasClaims(pod) {
 		if w.pods != nil {
 			delete(w.pods, pod)
@@ -89,7 +108,8 @@ func (w *waits) note(pod *corev1.Pod, node *corev1.Node, at time.Time) {
 	if w.pods == nil {
 		w.pods = make(map[*corev1.Pod]wait, w.size)
 	}
-	w.pods[pod] = wait{rv: pod.ResourceVersion, node: node, nodeRV: node.ResourceVersion, at: at}
+	w.pods[pod] = wait{rv: pod.ResourceVersion, node: node, nodeRV: node.ResourceVersion, at: at, rev: rev}
+	w.waiting++
 }
 
 // hasClaims: the pod mounts a PersistentVolumeClaim or an ephemeral volume

@@ -163,20 +163,27 @@ func TestWaitStill(t *testing.T) {
 			defer func() { s.Now, s.Nodes["n1"] = saved.Now, n }()
 			var w waits
 			w.begin(s)
-			w.note(p, n, at)
-			w.note(claimed, n, at)
-			if w.still(s, claimed) {
+			w.note(p, n, at, 42)
+			w.note(claimed, n, at, 43)
+			if _, _, known := w.check(s, claimed); known {
 				t.Fatal("a pod with claims is remembered")
 			}
+			w.end()
 			tc.change()
-			if got := w.still(s, p); got != tc.still {
-				t.Fatalf("still = %v, want %v", got, tc.still)
+			w.begin(s)    // the next sync
+			for range 2 { // an ended wait is not taken for one on a later pass either
+				waiting, rev, known := w.check(s, p)
+				if waiting != tc.still || !known || rev != 42 {
+					t.Fatalf("check = %v, %d, %v; want %v, 42, true", waiting, rev, known, tc.still)
+				}
 			}
-			if !tc.still && len(w.pods) != 0 {
-				t.Fatalf("a wait that no longer holds is kept: %v", w.pods)
+			w.end()
+			if tc.still != (w.pods != nil) {
+				t.Fatalf("waits kept: %v, want %v (a pod waits: %v)", w.pods != nil, tc.still, tc.still)
 			}
-			w.note(p, n, time.Time{})
-			if w.still(s, p) {
+			w.begin(s)
+			w.note(p, n, time.Time{}, 42)
+			if _, _, known := w.check(s, p); known {
 				t.Fatal("a visit without a wait leaves the old one")
 			}
 		})
