@@ -127,6 +127,11 @@ type Framework struct {
 	// reused by the next cycle unless a diagnosis keeps the totals.
 	feasible []*framework.NodeInfo
 	totals   []int64
+	// memo keeps node-local raw scores per pod shape (scorememo.go).
+	memo scoreMemo
+	// plainScores turns the memo off: every score is computed (the tests
+	// compare the two).
+	plainScores bool
 }
 
 // NewFramework instantiates specs over h, placing every plugin at each
