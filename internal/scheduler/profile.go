@@ -129,9 +129,11 @@ type Framework struct {
 	totals   []int64
 	// memo keeps node-local raw scores per pod shape (scorememo.go).
 	memo scoreMemo
-	// plainScores turns the memo off: every score is computed (the tests
-	// compare the two).
-	plainScores bool
+	// fmemo keeps node-local Filter verdicts per pod shape (filtermemo.go).
+	fmemo filterMemo
+	// plainScores and plainFilters turn the memos off: every score and
+	// verdict is computed (the tests compare).
+	plainScores, plainFilters bool
 }
 
 // NewFramework instantiates specs over h, placing every plugin at each

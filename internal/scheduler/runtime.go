@@ -160,6 +160,9 @@ func (fw *Framework) runFilterPlugins(state *framework.CycleState, pod *framewor
 		}
 		from = fw.staticFilters
 	}
+	if fw.fmemo.active(state, ni, pos) {
+		return fw.fmemo.runFilterRange(fw, state, pod, ni, skip, from, len(fw.filter), pos)
+	}
 	return fw.runFilterRange(state, pod, ni, skip, from, len(fw.filter))
 }
 
@@ -189,11 +192,16 @@ func (fw *Framework) runFilterRange(state *framework.CycleState, pod *framework.
 			continue
 		}
 		if !s.IsRejected() {
-			return framework.AsStatus(fmt.Errorf("running %q filter plugin: %s", pl.Name(), s.Message())).WithPlugin(pl.Name())
+			return fw.filterError(pl, s)
 		}
 		return s.WithPlugin(pl.Name())
 	}
 	return nil
+}
+
+// filterError is the error status of a Filter plugin that failed with s.
+func (fw *Framework) filterError(pl framework.FilterPlugin, s *framework.Status) *framework.Status {
+	return framework.AsStatus(fmt.Errorf("running %q filter plugin: %s", pl.Name(), s.Message())).WithPlugin(pl.Name())
 }
 
 // runPreFilterExtensionRemovePod updates every active PreFilter state for a

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math/rand"
+	"reflect"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -39,7 +40,7 @@ func memoState(r *rand.Rand, nodes, pods int) *cluster.State {
 
 // addMemoPods adds pods from..to-1, a template per run of consecutive pods.
 func addMemoPods(r *rand.Rand, s *cluster.State, from, to int) {
-	cpus := []string{"100m", "250m", "500m", "1"}
+	cpus := []string{"100m", "250m", "500m", "1", "2", "3"}
 	for i := from; i < to; {
 		run := 1 + r.Intn(30)
 		cpu, mem := cpus[r.Intn(len(cpus))], fmt.Sprintf("%dMi", 128<<r.Intn(4))
@@ -69,16 +70,28 @@ func addMemoPods(r *rand.Rand, s *cluster.State, from, to int) {
 // bound in between); every list the memo answers is also checked against
 // the plugin's own computation on the spot, and the placements must agree.
 func TestScoreMemoMatchesPlain(t *testing.T) {
+	verdicts, rejections := 0, 0
 	for _, seed := range []int64{1, 2, 3} {
 		run := func(plain bool) (map[string]string, int) {
 			r := rand.New(rand.NewSource(seed))
-			s := memoState(r, 150, 200)
+			s := memoState(r, 60, 200)
 			sc := New()
 			if err := sc.ensureFramework(s); err != nil {
 				t.Fatal(err)
 			}
-			sc.fw.plainScores = plain
+			sc.fw.plainScores, sc.fw.plainFilters = plain, plain
 			answered := 0
+			sc.fw.fmemo.verify = func(pl framework.FilterPlugin, state *framework.CycleState, pod *framework.PodInfo, ni *framework.NodeInfo, kept *framework.Status) {
+				answered++
+				verdicts++
+				want := pl.Filter(state, pod, ni)
+				if want.Code() != kept.Code() || !reflect.DeepEqual(want.Reasons(), kept.Reasons()) {
+					t.Fatalf("seed %d, %s on %s for %s: kept %v, computed %v", seed, pl.Name(), ni.Name(), pod.Pod.Name, kept, want)
+				}
+				if !want.IsSuccess() {
+					rejections++
+				}
+			}
 			sc.fw.memo.verify = func(k int, state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, kept any) {
 				answered++
 				// fresh is plugin k's raw scores, computed in batch and node by node.
@@ -156,8 +169,12 @@ func TestScoreMemoMatchesPlain(t *testing.T) {
 				bound++
 			}
 		}
-		if bound < 400 {
+		if bound < 300 {
 			t.Fatalf("seed %d: only %d pods bound", seed, bound)
 		}
+	}
+	t.Logf("filter memo: %d verdicts, %d rejections", verdicts, rejections)
+	if verdicts == 0 || rejections == 0 {
+		t.Fatalf("the filter memo gave %d verdicts, %d of them rejections", verdicts, rejections)
 	}
 }

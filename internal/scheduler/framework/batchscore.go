@@ -43,3 +43,15 @@ type NodeLocalScorePlugin interface {
 	BatchScorePlugin
 	AppendScoreShape(state *CycleState, pod *PodInfo, key []byte) (out []byte, ok bool)
 }
+
+// NodeLocalFilterPlugin is a FilterPlugin whose verdict on a node is a
+// function of the NodeInfo as it stands (its Generation) and of what the
+// plugin reads from the pod this cycle, which AppendFilterShape spells out
+// into key; ok false means not this cycle. The framework may then keep
+// verdicts per node and hand out a kept status again: such a plugin's
+// statuses must be safe to share (never changed once returned, but for
+// the framework tagging them with the plugin's name).
+type NodeLocalFilterPlugin interface {
+	FilterPlugin
+	AppendFilterShape(state *CycleState, pod *PodInfo, key []byte) (out []byte, ok bool)
+}

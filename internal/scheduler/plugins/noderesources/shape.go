@@ -24,3 +24,24 @@ func (b *BalancedAllocation) AppendScoreShape(state *framework.CycleState, _ *fr
 	}
 	return binary.AppendVarint(binary.AppendVarint(key, s.cpu), s.memory), true
 }
+
+// AppendFilterShape implements framework.NodeLocalFilterPlugin for pods
+// without scalar resources: Filter then reads the node's allocatable,
+// requests and pod count, and from the pod its cpu, memory and ephemeral
+// storage request. Its rejections come from the shared table (never
+// changed once made).
+func (f *Fit) AppendFilterShape(state *framework.CycleState, pod *framework.PodInfo, key []byte) ([]byte, bool) {
+	req := &pod.Requests
+	if s, ok := state.Read(preFilterStateKey).(*preFilterState); ok {
+		if s.scalars != nil {
+			return key, false
+		}
+		req = &s.Resource
+	}
+	if len(req.ScalarResources) > 0 {
+		return key, false
+	}
+	key = binary.AppendVarint(key, req.MilliCPU)
+	key = binary.AppendVarint(key, req.Memory)
+	return binary.AppendVarint(key, req.EphemeralStorage), true
+}
