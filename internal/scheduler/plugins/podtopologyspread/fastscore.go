@@ -179,52 +179,10 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 	}
 	f := &fastScores{nodes: filtered, buf: &sels.scores}
 	raw := sels.scores.take(f, len(filtered))
-	// The raw scores by reading (rawtable.go), when every non-hostname
-	// constraint has its counts by id.
-	tbl := &sels.raw
-	spans := make([]int, nc)
-	useTable := true
-	for i := range s.constraints {
-		if s.constraints[i].TopologyKey == v1.LabelHostname {
-			continue
-		}
-		if byID[i] == nil {
-			useTable = false
-			break
-		}
-		spans[i] = len(byID[i]) + 1
-	}
-	useTable = useTable && tbl.reset(spans, rawTableHostSpan)
 	for k := range filtered {
 		p := at[k]
 		if p < 0 {
 			continue
-		}
-		cell := -1
-		if useTable {
-			cell = 0
-			for i := range s.constraints {
-				part := 0
-				if id := ix.ids[i][p]; id >= 0 {
-					switch {
-					case s.constraints[i].TopologyKey != v1.LabelHostname:
-						part = int(id) + 1
-					case hosts[i] == nil:
-						part = 1
-					default:
-						part = int(hosts[i].perNode[p]) + 1
-					}
-				}
-				if part > rawTableHostSpan {
-					cell = -1
-					break
-				}
-				cell += part * tbl.mult[i]
-			}
-			if cell >= 0 && tbl.vals[cell] >= 0 {
-				raw[k] = tbl.vals[cell]
-				continue
-			}
 		}
 		var score float64
 		for i := range s.constraints {
@@ -247,9 +205,6 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 			score += scoreForCount(count, c.MaxSkew, s.topologyNormalizingWeight[i])
 		}
 		raw[k] = roundScore(score)
-		if cell >= 0 {
-			tbl.vals[cell] = raw[k]
-		}
 	}
 	s.fast = f
 }

@@ -45,8 +45,6 @@ type selections struct {
 	key    strings.Builder
 	at     []int32
 	scores scoreBuffer
-	// raw is PreScore's table of raw scores by reading (rawtable.go).
-	raw rawTable
 	// labels holds PreScore's indexed label readers by constraint keys
 	// (score_nodes.go).
 	labels map[string]*indexedLabels
