@@ -119,7 +119,11 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 	// value of every non-hostname key: the domains of the rest are among
 	// them (docs/scheduler.md#session-24-score).
 	complete := true
-	unseen := make([]int, nc)
+	var unseenBuf [4]int
+	unseen := unseenBuf[:]
+	if nc > len(unseenBuf) {
+		unseen = make([]int, nc)
+	}
 	open := 0
 	for i := range s.constraints {
 		if pl.index.Missing(s.constraints[i].TopologyKey) > 0 {
