@@ -70,7 +70,8 @@ type shapeScores struct {
 // prepare finds this cycle's node-local plugins and, for a shape seen
 // before in this snapshot, fills the memo for the nodes it does not hold
 // yet. It returns nil when the cycle is to be scored plainly; otherwise
-// slot(k) tells where plugin k's scores are, and pos the nodes' positions.
+// slotOf(k) tells where plugin k's scores are, and pos holds the nodes'
+// positions.
 func (m *scoreMemo) prepare(fw *Framework, state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, sn *Snapshot) *shapeScores {
 	m.key, m.local, m.norm = m.key[:0], m.local[:0], m.norm[:0]
 	for k, ws := range fw.score {
@@ -154,6 +155,11 @@ func (m *scoreMemo) shape(sn *Snapshot) *shapeScores {
 	}
 	sh.lastUse = m.uses
 	if sh.snap != sn.id || sh.n != len(sn.nodes) || sh.width != len(m.norm) {
+		if sh.width != len(m.norm) {
+			// Records of another width do not line up with this one's:
+			// an old score could sit where a stamp is read.
+			clear(sh.e)
+		}
 		m.epochs++
 		sh.snap, sh.n, sh.width, sh.epoch, sh.cycles = sn.id, len(sn.nodes), len(m.norm), m.epochs, 0
 	}

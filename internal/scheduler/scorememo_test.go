@@ -178,3 +178,36 @@ func TestScoreMemoMatchesPlain(t *testing.T) {
 		t.Fatalf("the filter memo gave %d verdicts, %d of them rejections", verdicts, rejections)
 	}
 }
+
+// TestRecycledShapeStartsClean: a shape's array recycled for a shape of
+// another record width holds no record that looks valid, even where an
+// old score equals the new epoch and Generation.
+func TestRecycledShapeStartsClean(t *testing.T) {
+	var nodes []*framework.NodeInfo
+	for i := 0; i < 8; i++ {
+		nodes = append(nodes, framework.NewNodeInfo(plugintest.SizedNode(fmt.Sprintf("n%d", i), "1", "1Gi", 10)))
+	}
+	sn := NewSnapshot(nodes)
+	m := &scoreMemo{}
+	use := func(key string, width int) *shapeScores {
+		m.key, m.norm = []byte(key), make([]int, width)
+		m.shape(sn)
+		return m.shape(sn)
+	}
+	for i := 0; i < maxShapes; i++ {
+		use(fmt.Sprint("old", i), 1)
+	}
+	for _, sh := range m.shapes {
+		// Every value the stamp of what comes next.
+		for j := range sh.e {
+			sh.e[j] = m.epochs + 1
+		}
+	}
+	sh := use("new", 0)
+	for p := range nodes {
+		r := sh.e[p*(sh.width+3):]
+		if r[0] == sh.epoch {
+			t.Fatalf("position %d of the recycled array looks valid: %v", p, r[:sh.width+3])
+		}
+	}
+}
