@@ -235,6 +235,8 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 	want := numFeasibleNodesToFind(sc.PercentageOfNodesToScore, n)
 	cache := sc.staticCache(pi.Pod)
 	skip := sc.fw.filterSkips(state)
+	sc.fw.fmemo.begin(sc.fw, state, pi, skip, sc.handle.snap)
+	defer sc.fw.fmemo.end()
 	// The static cache is indexed by snapshot position: idx itself when
 	// nodes is the whole snapshot.
 	whole := n == len(sc.handle.snap.nodes)

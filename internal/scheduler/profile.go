@@ -127,6 +127,13 @@ type Framework struct {
 	// reused by the next cycle unless a diagnosis keeps the totals.
 	feasible []*framework.NodeInfo
 	totals   []int64
+	// memo keeps node-local raw scores per pod shape (scorememo.go).
+	memo scoreMemo
+	// fmemo keeps node-local Filter verdicts per pod shape (filtermemo.go).
+	fmemo filterMemo
+	// plainScores and plainFilters turn the memos off: every score and
+	// verdict is computed (the tests compare).
+	plainScores, plainFilters bool
 }
 
 // NewFramework instantiates specs over h, placing every plugin at each

@@ -160,6 +160,9 @@ func (fw *Framework) runFilterPlugins(state *framework.CycleState, pod *framewor
 		}
 		from = fw.staticFilters
 	}
+	if fw.fmemo.active(state, ni, pos) {
+		return fw.fmemo.runFilterRange(fw, state, pod, ni, skip, from, len(fw.filter), pos)
+	}
 	return fw.runFilterRange(state, pod, ni, skip, from, len(fw.filter))
 }
 
@@ -189,11 +192,16 @@ func (fw *Framework) runFilterRange(state *framework.CycleState, pod *framework.
 			continue
 		}
 		if !s.IsRejected() {
-			return framework.AsStatus(fmt.Errorf("running %q filter plugin: %s", pl.Name(), s.Message())).WithPlugin(pl.Name())
+			return fw.filterError(pl, s)
 		}
 		return s.WithPlugin(pl.Name())
 	}
 	return nil
+}
+
+// filterError is the error status of a Filter plugin that failed with s.
+func (fw *Framework) filterError(pl framework.FilterPlugin, s *framework.Status) *framework.Status {
+	return framework.AsStatus(fmt.Errorf("running %q filter plugin: %s", pl.Name(), s.Message())).WithPlugin(pl.Name())
 }
 
 // runPreFilterExtensionRemovePod updates every active PreFilter state for a
@@ -266,7 +274,17 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 			return nil, nil, framework.AsStatus(fmt.Errorf("running PreScore plugin %q: %s", pl.Name(), s.Message()))
 		}
 	}
+	var memo *shapeScores
+	if !keep && sn != nil && !fw.plainScores {
+		memo = fw.memo.prepare(fw, state, pod, nodes, sn)
+	}
 	totals := fw.totalsBuffer(len(nodes), keep)
+	if memo != nil {
+		fw.memo.addSums(memo, totals)
+		if fw.memo.verify != nil {
+			fw.memo.verify(-1, state, pod, nodes, totals)
+		}
+	}
 	var names []string
 	var perPlugin map[string]framework.NodeScoreList
 	if keep {
@@ -276,6 +294,13 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 		name := ws.plugin.Name()
 		if _, skip := state.SkipScorePlugins[name]; skip {
 			continue
+		}
+		slot := -1
+		if memo != nil {
+			if slot = fw.memo.slotOf(k); slot == -2 {
+				// In the memo's sums, added above.
+				continue
+			}
 		}
 		scores := fw.scoreBuffer(k, len(nodes), keep)
 		ext := ws.plugin.ScoreExtensions()
@@ -289,11 +314,18 @@ func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework
 				scores[i].Name = names[i]
 			}
 		}
-		if b, ok := ws.plugin.(framework.BatchScorePlugin); ok {
+		b, batch := ws.plugin.(framework.BatchScorePlugin)
+		switch {
+		case slot >= 0:
+			fw.memo.scores(memo, slot, scores)
+			if fw.memo.verify != nil {
+				fw.memo.verify(k, state, pod, nodes, scores)
+			}
+		case batch:
 			if s := b.ScoreNodes(state, pod, nodes, scores); !s.IsSuccess() {
 				return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugin %q: %s", name, s.Message()))
 			}
-		} else {
+		default:
 			for i, ni := range nodes {
 				v, s := ws.plugin.Score(state, pod, ni)
 				if !s.IsSuccess() {

@@ -28,3 +28,30 @@ type NameBlindNormalizer interface {
 	ScoreExtensions
 	NormalizeReadsNames(state *CycleState) bool
 }
+
+// NodeLocalScorePlugin is a BatchScorePlugin whose raw score on a node is a
+// function of three things only: the NodeInfo as it stands (every change
+// to it bumps its Generation), what the plugin reads from the pod this
+// cycle, and data the handle keeps fixed for one snapshot (node count,
+// image spread). AppendScoreShape appends to key a spelling of the second:
+// two cycles of one snapshot whose shapes are equal get equal raw scores
+// on an unchanged node, so the framework may keep them per node and reuse
+// them (docs/scheduler.md#session-24-score). ok false means the score is
+// not node-local this cycle (the framework then calls ScoreNodes as
+// usual). It is called after PreScore, with that cycle's state.
+type NodeLocalScorePlugin interface {
+	BatchScorePlugin
+	AppendScoreShape(state *CycleState, pod *PodInfo, key []byte) (out []byte, ok bool)
+}
+
+// NodeLocalFilterPlugin is a FilterPlugin whose verdict on a node is a
+// function of the NodeInfo as it stands (its Generation) and of what the
+// plugin reads from the pod this cycle, which AppendFilterShape spells out
+// into key; ok false means not this cycle. The framework may then keep
+// verdicts per node and hand out a kept status again: such a plugin's
+// statuses must be safe to share (never changed once returned, but for
+// the framework tagging them with the plugin's name).
+type NodeLocalFilterPlugin interface {
+	FilterPlugin
+	AppendFilterShape(state *CycleState, pod *PodInfo, key []byte) (out []byte, ok bool)
+}

@@ -67,3 +67,17 @@ func (pl *DynamicResources) Score(*framework.CycleState, *framework.PodInfo, *fr
 
 // ScoreExtensions: no normalization.
 func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return nil }
+
+// ScoreNodes is Score over every node (framework.BatchScorePlugin): 0 each.
+func (pl *DynamicResources) ScoreNodes(_ *framework.CycleState, _ *framework.PodInfo, _ []*framework.NodeInfo, scores framework.NodeScoreList) *framework.Status {
+	for i := range scores {
+		scores[i].Score = 0
+	}
+	return nil
+}
+
+// AppendScoreShape implements framework.NodeLocalScorePlugin: the score
+// reads nothing, so every pod has the same (empty) shape.
+func (pl *DynamicResources) AppendScoreShape(_ *framework.CycleState, _ *framework.PodInfo, key []byte) ([]byte, bool) {
+	return key, true
+}

@@ -114,12 +114,32 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 	nc := len(s.constraints)
 	seen := make([][]bool, nc)
 	missing := make([]bool, nc)
+	// When every node carries every key, no node is ignored and none
+	// yields the domain "", so the walk may stop once it has seen every
+	// value of every non-hostname key: the domains of the rest are among
+	// them (docs/scheduler.md#session-24-score).
+	complete := true
+	var unseenBuf [4]int
+	unseen := unseenBuf[:]
+	if nc > len(unseenBuf) {
+		unseen = make([]int, nc)
+	}
+	open := 0
 	for i := range s.constraints {
+		if pl.index.Missing(s.constraints[i].TopologyKey) > 0 {
+			complete = false
+		}
 		if s.constraints[i].TopologyKey != v1.LabelHostname {
 			seen[i] = make([]bool, len(ix.names[i]))
+			if unseen[i] = len(ix.names[i]); unseen[i] > 0 {
+				open++
+			}
 		}
 	}
 	for k, ni := range filtered {
+		if complete && open == 0 {
+			break
+		}
 		p := at[k]
 		if requireAll && !ix.holders.Has(p) {
 			// Ignored: scored 0, no position needed any more.
@@ -132,7 +152,12 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 				continue
 			}
 			if id := ix.ids[i][p]; id >= 0 {
-				seen[i][id] = true
+				if !seen[i][id] {
+					seen[i][id] = true
+					if unseen[i]--; unseen[i] == 0 {
+						open--
+					}
+				}
 			} else {
 				// A missing key yields the domain "" (only with system defaults).
 				missing[i] = true
@@ -204,7 +229,13 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 			}
 			score += scoreForCount(count, c.MaxSkew, s.topologyNormalizingWeight[i])
 		}
-		raw[k] = roundScore(score)
+		// roundScore's common case inlined: the call costs more than the
+		// rest of the node's score.
+		if score >= 0 && score < 1<<52 {
+			raw[k] = roundSmall(score)
+		} else {
+			raw[k] = roundScore(score)
+		}
 	}
 	s.fast = f
 }

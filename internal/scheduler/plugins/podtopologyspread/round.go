@@ -10,11 +10,17 @@ import "math"
 // Anything else (negative, huge, NaN) goes through math.Round.
 func roundScore(x float64) int64 {
 	if x >= 0 && x < 1<<52 {
-		t := int64(x)
-		if x-float64(t) >= 0.5 {
-			t++
-		}
-		return t
+		return roundSmall(x)
 	}
 	return int64(math.Round(x))
+}
+
+// roundSmall is roundScore for 0 <= x < 2^52, small enough to be inlined
+// where roundScore is not (PreScore's loop checks the range itself).
+func roundSmall(x float64) int64 {
+	t := int64(x)
+	if x-float64(t) >= 0.5 {
+		t++
+	}
+	return t
 }

@@ -17,8 +17,18 @@ func (pl *Plugin) ScoreNodes(cs *framework.CycleState, pi *framework.PodInfo, no
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	for i, ni := range nodes {
-		scores[i].Score = pl.score(s, pi, ni)
+	i := 0
+	if f := s.fast; f != nil && f.buf.owner == f && f.at == 0 {
+		// PreScore's own list: the raw scores are copied while the nodes
+		// are the ones it scored, in its order (what next would hand out).
+		raw := f.buf.raw
+		for n := min(len(nodes), len(f.nodes)); i < n && f.nodes[i] == nodes[i]; i++ {
+			scores[i].Score = raw[i]
+		}
+		f.at = i
+	}
+	for ; i < len(nodes); i++ {
+		scores[i].Score = pl.score(s, pi, nodes[i])
 	}
 	return nil
 }

@@ -361,16 +361,33 @@ func (pl *Plugin) NormalizeScore(cs *framework.CycleState, _ *framework.PodInfo,
 			maxScore = scores[i].Score
 		}
 	}
+	// The raw scores of a cycle take few distinct values close together:
+	// each value's quotient is worked out once (a division costs more
+	// than the rest of a node's normalization). -1 marks a value not yet
+	// seen; results are never negative.
+	var quotients [256]int64
+	byTable := maxScore > 0 && maxScore-minScore < int64(len(quotients))
+	if byTable {
+		for i := range quotients {
+			quotients[i] = -1
+		}
+	}
 	for i := range scores {
-		if scores[i].Score == invalidScore {
+		v := scores[i].Score
+		switch {
+		case v == invalidScore:
 			scores[i].Score = 0
-			continue
-		}
-		if maxScore == 0 {
+		case maxScore == 0:
 			scores[i].Score = framework.MaxNodeScore
-			continue
+		case byTable:
+			q := &quotients[v-minScore]
+			if *q < 0 {
+				*q = framework.MaxNodeScore * (maxScore + minScore - v) / maxScore
+			}
+			scores[i].Score = *q
+		default:
+			scores[i].Score = framework.MaxNodeScore * (maxScore + minScore - v) / maxScore
 		}
-		scores[i].Score = framework.MaxNodeScore * (maxScore + minScore - scores[i].Score) / maxScore
 	}
 	return nil
 }
