@@ -204,6 +204,10 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 	}
 	f := &fastScores{nodes: filtered, buf: &sels.scores}
 	raw := sels.scores.take(f, len(filtered))
+	if pl.pairScores(s, ix, hosts, byID, filtered, at, raw) {
+		s.fast = f
+		return
+	}
 	for k := range filtered {
 		p := at[k]
 		if p < 0 {
