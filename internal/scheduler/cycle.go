@@ -249,6 +249,11 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 	defer func() { sc.fw.feasible = feasible }()
 	start := s.Scheduler.NextStartNodeIndex
 	processed := 0
+	// With no pod nominated anywhere, filterWithNominated is the filters
+	// alone on every node: asked once here rather than once per node
+	// (docs/scheduler.md#session-24-round-2-sched2). Filters nominate no
+	// pod, so the answer holds for the whole search.
+	nominated := sc.anyNominated()
 	for i := 0; i < n && len(feasible) < want; i++ {
 		idx := (start + i) % n
 		ni := nodes[idx]
@@ -257,7 +262,12 @@ func (sc *Scheduler) findFeasible(s *cluster.State, state *framework.CycleState,
 		if !whole {
 			pos = sc.handle.snap.position(ni)
 		}
-		st := sc.filterWithNominated(state, pi, ni, skip, cache, pos)
+		var st *framework.Status
+		if nominated {
+			st = sc.filterWithNominated(state, pi, ni, skip, cache, pos)
+		} else {
+			st = sc.fw.runFilterPlugins(state, pi, ni, skip, cache, pos)
+		}
 		if st.IsSuccess() {
 			feasible = append(feasible, ni)
 			continue

@@ -125,6 +125,13 @@ func (sc *Scheduler) nominatedFor(node *v1.Node) []nominatedPod {
 	return ix.byNode[node]
 }
 
+// anyNominated reports whether some pod is nominated to some node (the
+// index nominatedFor keeps, built if need be).
+func (sc *Scheduler) anyNominated() bool {
+	sc.nominatedFor(nil)
+	return len(sc.nominated.byNode) > 0
+}
+
 // removeNominated takes the pod under key off the named node's list.
 func (sc *Scheduler) removeNominated(node, key string) {
 	ix := &sc.nominated

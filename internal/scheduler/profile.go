@@ -111,7 +111,9 @@ type Framework struct {
 	queueSort  QueueSortPlugin
 	preEnqueue []PreEnqueuePlugin
 	preFilter  []framework.PreFilterPlugin
-	filter     []framework.FilterPlugin
+	// skips holds the shared sets of skipped plugins (skipsets.go).
+	skips  skipSets
+	filter []framework.FilterPlugin
 	// staticFilters is how many leading Filter plugins are StaticFilterPlugins.
 	staticFilters int
 	postFilter    []framework.PostFilterPlugin

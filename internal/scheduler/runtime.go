@@ -95,24 +95,45 @@ func (c *staticVerdicts) verdict(fw *Framework, state *framework.CycleState, pod
 // one wins) while the rest still run, results are intersected. It returns
 // the merged result, the rejection if any, and the plugins that narrowed nodes.
 func (fw *Framework) runPreFilterPlugins(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status, []string) {
-	state.SkipFilterPlugins = map[string]struct{}{}
-	state.FilterSkips = nil
+	// The skipped plugins are noted in a mask and the cycle gets the
+	// shared set for it on the way out (skipsets.go); no PreFilter plugin
+	// reads the set.
+	shared := len(fw.preFilter) <= maxSkipBits
+	if !shared {
+		state.SkipFilterPlugins = map[string]struct{}{}
+		state.FilterSkips = nil
+	}
+	r, st, narrowing, mask := fw.preFilterLoop(state, pod, nodes, shared)
+	if shared {
+		fw.setFilterSkips(state, mask)
+	}
+	return r, st, narrowing
+}
+
+// preFilterLoop is runPreFilterPlugins' loop; a skipped plugin is set in
+// the mask when shared, else added to the state's own set.
+func (fw *Framework) preFilterLoop(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, shared bool) (*framework.PreFilterResult, *framework.Status, []string, uint64) {
 	var result *framework.PreFilterResult
 	var rejection *framework.Status
 	var narrowing []string
-	for _, pl := range fw.preFilter {
+	var mask uint64
+	for k, pl := range fw.preFilter {
 		r, s := pl.PreFilter(state, pod, nodes)
 		switch {
 		case s.IsSkip():
-			state.SkipFilterPlugins[pl.Name()] = struct{}{}
+			if shared {
+				mask |= 1 << k
+			} else {
+				state.SkipFilterPlugins[pl.Name()] = struct{}{}
+			}
 			continue
 		case s.Code() == framework.UnschedulableAndUnresolvable:
-			return nil, s.WithPlugin(pl.Name()), narrowing
+			return nil, s.WithPlugin(pl.Name()), narrowing, mask
 		case s.Code() == framework.Unschedulable:
 			rejection = s.WithPlugin(pl.Name())
 			continue
 		case !s.IsSuccess():
-			return nil, framework.AsStatus(fmt.Errorf("running PreFilter plugin %q: %s", pl.Name(), s.Message())).WithPlugin(pl.Name()), narrowing
+			return nil, framework.AsStatus(fmt.Errorf("running PreFilter plugin %q: %s", pl.Name(), s.Message())).WithPlugin(pl.Name()), narrowing, mask
 		}
 		if r.AllNodes() {
 			continue
@@ -125,11 +146,11 @@ func (fw *Framework) runPreFilterPlugins(state *framework.CycleState, pod *frame
 			if len(narrowing) == 1 {
 				msg = fmt.Sprintf("node(s) didn't satisfy plugin %v", narrowing[0])
 			}
-			return result, framework.NewStatus(framework.UnschedulableAndUnresolvable, msg), narrowing
+			return result, framework.NewStatus(framework.UnschedulableAndUnresolvable, msg), narrowing, mask
 		}
 	}
 	sort.Strings(narrowing)
-	return result, rejection, narrowing
+	return result, rejection, narrowing, mask
 }
 
 func mergePreFilterResults(a, b *framework.PreFilterResult) *framework.PreFilterResult {
@@ -263,16 +284,34 @@ func (fw *Framework) runPostFilterPlugins(state *framework.CycleState, pod *fram
 // when kept or when the plugin's normalizer may read them
 // (docs/scheduler.md#scoring-a-cycle-in-one-call).
 func (fw *Framework) runScorePlugins(state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, keep bool, sn *Snapshot) ([]int64, map[string]framework.NodeScoreList, *framework.Status) {
-	state.SkipScorePlugins = map[string]struct{}{}
-	for _, pl := range fw.preScore {
+	// As in PreFilter, the skipped plugins go into a mask and the state
+	// gets the shared set (skipsets.go).
+	shared := len(fw.preScore) <= maxSkipBits
+	if shared {
+		state.SkipScorePlugins = nil
+	} else {
+		state.SkipScorePlugins = map[string]struct{}{}
+	}
+	var mask uint64
+	for k, pl := range fw.preScore {
 		s := pl.PreScore(state, pod, nodes)
 		if s.IsSkip() {
-			state.SkipScorePlugins[pl.Name()] = struct{}{}
+			if shared {
+				mask |= 1 << k
+			} else {
+				state.SkipScorePlugins[pl.Name()] = struct{}{}
+			}
 			continue
 		}
 		if !s.IsSuccess() {
+			if shared {
+				state.SkipScorePlugins = fw.scoreSkipSet(mask)
+			}
 			return nil, nil, framework.AsStatus(fmt.Errorf("running PreScore plugin %q: %s", pl.Name(), s.Message()))
 		}
+	}
+	if shared {
+		state.SkipScorePlugins = fw.scoreSkipSet(mask)
 	}
 	var memo *shapeScores
 	if !keep && sn != nil && !fw.plainScores {

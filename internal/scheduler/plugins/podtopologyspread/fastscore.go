@@ -74,6 +74,16 @@ func positionsOf(buf []int32, all, nodes []*framework.NodeInfo, pos map[*framewo
 	n := len(all)
 	next := 0
 	for k, ni := range nodes {
+		// The position the snapshot numbered the node with, when all holds
+		// it there (framework.NodeInfo.Index); else a short scan, then the map.
+		if q := int(ni.Index); q >= 0 && q < n && all[q] == ni {
+			at[k] = int32(q)
+			next = q + 1
+			if next >= n {
+				next = 0
+			}
+			continue
+		}
 		p := int32(-1)
 		for j := 0; j < scan && j < n; j++ {
 			q := next + j
@@ -204,6 +214,10 @@ func (pl *Plugin) preScoreFast(s *preScoreState, pod *v1.Pod, filtered []*framew
 	}
 	f := &fastScores{nodes: filtered, buf: &sels.scores}
 	raw := sels.scores.take(f, len(filtered))
+	if pl.pairScores(s, ix, hosts, byID, filtered, at, raw) {
+		s.fast = f
+		return
+	}
 	for k := range filtered {
 		p := at[k]
 		if p < 0 {

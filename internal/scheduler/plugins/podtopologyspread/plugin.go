@@ -48,6 +48,9 @@ type Plugin struct {
 	lastPreScore atomic.Pointer[preScoreMemo]
 	// defaults caches the system-default selectors (defaults.go).
 	defaults defaultSelectors
+	// pairs is PreScore's raw score table for a hostname and zone pair
+	// (pairscore.go), guarded by mu.
+	pairs pairTable
 }
 
 var (

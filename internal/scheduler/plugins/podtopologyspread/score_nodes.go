@@ -47,7 +47,10 @@ func (pl *Plugin) NormalizeReadsNames(cs *framework.CycleState) bool {
 // them. Must be called with pl.mu held; the result is only read.
 func (pl *Plugin) indexedLabelsFor(cs []constraint) *indexedLabels {
 	sels := pl.selectionsLocked()
-	var b []byte
+	// The key is built on the stack (two keys of the system defaults fit);
+	// the map lookup by string(b) does not keep it.
+	var buf [64]byte
+	b := buf[:0]
 	for i := range cs {
 		b = binary.AppendUvarint(b, uint64(len(cs[i].TopologyKey)))
 		b = append(b, cs[i].TopologyKey...)
