@@ -15,9 +15,7 @@ import (
 // original's), with the Generation it was reached at, in the cycle state
 // findFeasible began it for.
 type filterMemo struct {
-	shapes map[string]*shapeVerdicts
-	epochs int64
-	uses   int64
+	shapeTable[*shapeVerdicts]
 	// The cycle being served: its state (nil: none), shape and snapshot.
 	state *framework.CycleState
 	cur   *shapeVerdicts
@@ -33,14 +31,9 @@ type filterMemo struct {
 // shapeVerdicts is one shape's memo: per snapshot position, the epoch
 // stamp and Generation (gen, two values a position), then width statuses.
 type shapeVerdicts struct {
-	snap    uint64
-	n       int
-	epoch   int64
-	lastUse int64
-	cycles  int
-	width   int
-	gen     []int64
-	st      []*framework.Status
+	shapeStamp
+	gen []int64
+	st  []*framework.Status
 }
 
 // begin sets the memo up for the cycle of state (Filter plugins from
@@ -81,33 +74,8 @@ func (m *filterMemo) begin(fw *Framework, state *framework.CycleState, pod *fram
 	if width == 0 {
 		return
 	}
-	if m.shapes == nil {
-		m.shapes = map[string]*shapeVerdicts{}
-	}
-	m.uses++
-	sh := m.shapes[string(m.key)]
-	if sh == nil {
-		if len(m.shapes) >= maxShapes {
-			var oldest string
-			for k, s := range m.shapes {
-				if sh == nil || s.lastUse < sh.lastUse || (s.lastUse == sh.lastUse && k < oldest) {
-					sh, oldest = s, k
-				}
-			}
-			delete(m.shapes, oldest)
-			sh.snap, sh.n = 0, -1
-		} else {
-			sh = &shapeVerdicts{n: -1}
-		}
-		m.shapes[string(m.key)] = sh
-	}
-	sh.lastUse = m.uses
-	if sh.snap != sn.id || sh.n != len(sn.nodes) || sh.width != width {
-		m.epochs++
-		sh.snap, sh.n, sh.width, sh.epoch, sh.cycles = sn.id, len(sn.nodes), width, m.epochs, 0
-	}
-	sh.cycles++
-	if sh.cycles < 2 {
+	sh, worth, _ := m.use(m.key, sn, width, func() *shapeVerdicts { return &shapeVerdicts{} })
+	if !worth {
 		return
 	}
 	if len(sh.gen) < 2*sh.n {

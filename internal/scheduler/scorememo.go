@@ -26,10 +26,7 @@ import (
 // Only nodes found at their snapshot position are answered from the memo;
 // a cycle with any other node (preemption's copies) is scored plainly.
 type scoreMemo struct {
-	shapes map[string]*shapeScores
-	// epochs numbers fillings (0 is never a valid stamp); uses orders the
-	// shapes by last use for eviction.
-	epochs, uses int64
+	shapeTable[*shapeScores]
 	// Scratch, reused cycle after cycle.
 	key, part []byte
 	local     []int
@@ -48,23 +45,14 @@ type scoreMemo struct {
 	verify func(k int, state *framework.CycleState, pod *framework.PodInfo, nodes []*framework.NodeInfo, kept any)
 }
 
-// maxShapes bounds the shapes kept; the least recently used one is
-// dropped (its array reused) when another comes.
-const maxShapes = 16
-
 // shapeScores is one shape's memo. e holds, per snapshot position, a
 // record of width+3 values: the epoch stamp, the node's Generation, the
 // weighted sum of the raw scores of the local plugins that do not
 // normalize (their raw score is their final one), then the raw score of
 // each local plugin that normalizes, in the order of norm.
 type shapeScores struct {
-	snap    uint64
-	n       int
-	epoch   int64
-	lastUse int64
-	cycles  int
-	width   int
-	e       []int64
+	shapeStamp
+	e []int64
 }
 
 // prepare finds this cycle's node-local plugins and, for a shape seen
@@ -133,38 +121,13 @@ func (m *scoreMemo) prepare(fw *Framework, state *framework.CycleState, pod *fra
 // nil on the shape's first cycle in this snapshot (a shape met once is
 // not worth an array).
 func (m *scoreMemo) shape(sn *Snapshot) *shapeScores {
-	if m.shapes == nil {
-		m.shapes = map[string]*shapeScores{}
+	sh, worth, widthChanged := m.use(m.key, sn, len(m.norm), func() *shapeScores { return &shapeScores{} })
+	if widthChanged {
+		// Records of another width do not line up with this one's: an old
+		// score could sit where a stamp is read.
+		clear(sh.e)
 	}
-	m.uses++
-	sh := m.shapes[string(m.key)]
-	if sh == nil {
-		if len(m.shapes) >= maxShapes {
-			var oldest string
-			for k, s := range m.shapes {
-				if sh == nil || s.lastUse < sh.lastUse || (s.lastUse == sh.lastUse && k < oldest) {
-					sh, oldest = s, k
-				}
-			}
-			delete(m.shapes, oldest)
-			sh.snap, sh.n = 0, -1
-		} else {
-			sh = &shapeScores{n: -1}
-		}
-		m.shapes[string(m.key)] = sh
-	}
-	sh.lastUse = m.uses
-	if sh.snap != sn.id || sh.n != len(sn.nodes) || sh.width != len(m.norm) {
-		if sh.width != len(m.norm) {
-			// Records of another width do not line up with this one's:
-			// an old score could sit where a stamp is read.
-			clear(sh.e)
-		}
-		m.epochs++
-		sh.snap, sh.n, sh.width, sh.epoch, sh.cycles = sn.id, len(sn.nodes), len(m.norm), m.epochs, 0
-	}
-	sh.cycles++
-	if sh.cycles < 2 {
+	if !worth {
 		return nil
 	}
 	if need := sh.n * (sh.width + 3); len(sh.e) < need {
