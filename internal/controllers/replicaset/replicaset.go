@@ -7,7 +7,6 @@ package replicaset
 import (
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/berth-sim/berth/internal/admission"
@@ -17,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // Name is the controller's name and its events' source component.
@@ -38,6 +36,10 @@ var source = cluster.EventSource{Component: Name}
 // Controller implements sim.Controller.
 type Controller struct {
 	quiet controllerutil.Quiet
+	// kept is the last pass's pod index, valid while the object set is
+	// keptSet (index.go).
+	kept    *podIndex
+	keptSet cluster.ObjectSet
 }
 
 // New returns the ReplicaSet controller.
@@ -51,10 +53,13 @@ func (c *Controller) Sync(s *cluster.State) (bool, error) {
 	if c.quiet.Skip(s) {
 		return false, nil
 	}
-	ix := &podIndex{s: s, dirty: true}
+	ix := c.index(s)
 	changed, err := controllerutil.SyncEach(s, s.ReplicaSets, "ReplicaSet", func(rs *appsv1.ReplicaSet) (bool, error) {
 		return syncReplicaSet(s, ix, rs)
 	})
+	if err == nil {
+		c.keep(s, ix)
+	}
 	c.quiet.DoneAnyTime(s, changed || err != nil, !ix.clockBound)
 	return changed, err
 }
@@ -126,147 +131,6 @@ func rejectedNow(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet) bool {
 	return false
 }
 
-// podIndex groups pods by controller UID (and orphans by namespace) in one
-// pass over the state, so a sync is linear in the number of pods. Each group
-// is put in key order when first read. Pods this controller creates or
-// deletes for a ReplicaSet update that set's group only (touch); adopting or
-// releasing pods rebuilds the whole index. The same walk tallies each
-// set's pods (docs/simulation-speed.md#replicaset-one-walk-per-set-session-23).
-type podIndex struct {
-	s       *cluster.State
-	dirty   bool
-	byOwner map[types.UID]*ownerGroup
-	orphans map[string][]*corev1.Pod
-	// sorted holds the owners and namespaces whose group is in key order.
-	sorted map[string]bool
-	// clockBound: some set's sync depended on the clock this pass (see
-	// syncReplicaSet).
-	clockBound bool
-}
-
-// ownerGroup is the pods one controller UID names, and, when exactly one
-// ReplicaSet (with a valid selector) has that UID, its tally as of the
-// walk. A sync writes only its own set's pods (touch drops that set's
-// tally) or rebuilds the index (claims), and nothing else writes pods
-// during the controller's pass, so a kept tally is the one tallyGroup
-// would compute when the set's sync reads it.
-type ownerGroup struct {
-	pods     []*corev1.Pod
-	set      *appsv1.ReplicaSet
-	selector func(map[string]string) bool
-	tally    tally
-	tallied  bool
-}
-
-func (ix *podIndex) ensure() {
-	if !ix.dirty {
-		return
-	}
-	ix.byOwner = map[types.UID]*ownerGroup{}
-	ix.orphans = map[string][]*corev1.Pod{}
-	ix.sorted = map[string]bool{}
-	for _, rs := range ix.s.ReplicaSets {
-		if ix.byOwner[rs.UID] != nil {
-			// Two sets with one UID (hand-made states): the other one
-			// gets its tally from tallyGroup (tally checks the set).
-			continue
-		}
-		g := &ownerGroup{}
-		if sel, err := controllerutil.SelectorMatcher(rs.Spec.Selector); err == nil {
-			g.set, g.selector, g.tallied = rs, sel, true
-		}
-		ix.byOwner[rs.UID] = g
-	}
-	now := ix.s.Now
-	for _, p := range ix.s.Pods {
-		if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
-			g := ix.byOwner[ref.UID]
-			if g == nil {
-				g = &ownerGroup{}
-				ix.byOwner[ref.UID] = g
-			}
-			g.pods = append(g.pods, p)
-			if g.tallied {
-				g.tally.add(g.set, p, g.selector, now)
-			}
-		} else {
-			ix.orphans[p.Namespace] = append(ix.orphans[p.Namespace], p)
-		}
-	}
-	ix.dirty = false
-}
-
-// inKeyOrder sorts a group once; the sorted marks are keyed "o/"+uid for
-// owners and "n/"+namespace for orphans.
-func (ix *podIndex) inKeyOrder(mark string, pods []*corev1.Pod) []*corev1.Pod {
-	if !ix.sorted[mark] {
-		sortByKey(pods)
-		ix.sorted[mark] = true
-	}
-	return pods
-}
-
-func sortByKey(pods []*corev1.Pod) {
-	slices.SortFunc(pods, func(a, b *corev1.Pod) int {
-		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-			// Keys are "namespace/name": compare as the joined strings do.
-			return strings.Compare(cluster.Key(a.Namespace, a.Name), cluster.Key(b.Namespace, b.Name))
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-}
-
-// touch brings rs's group up to date after this controller created the
-// pods in added and deleted some of the group's pods; the set's tally is
-// recomputed when next read.
-func (ix *podIndex) touch(rs *appsv1.ReplicaSet, added []*corev1.Pod) {
-	if ix.dirty {
-		return
-	}
-	g := ix.byOwner[rs.UID]
-	if g == nil {
-		g = &ownerGroup{}
-		ix.byOwner[rs.UID] = g
-	}
-	kept := g.pods[:0:0]
-	for _, p := range g.pods {
-		if ix.s.Pods[cluster.Key(p.Namespace, p.Name)] == p {
-			kept = append(kept, p)
-		}
-	}
-	g.pods = append(kept, added...)
-	g.tallied = false
-	ix.sorted["o/"+string(rs.UID)] = false
-}
-
-// tally returns rs's tally: the walk's when it holds for rs, else one
-// walk over rs's group.
-func (ix *podIndex) tally(rs *appsv1.ReplicaSet, selector func(map[string]string) bool) tally {
-	ix.ensure()
-	if g := ix.byOwner[rs.UID]; g != nil && g.tallied && g.set == rs {
-		return g.tally
-	}
-	return tallyGroup(rs, ix.group(rs), selector, ix.s.Now)
-}
-
-// owned returns every pod rs controls, whatever its phase, in key order.
-func (ix *podIndex) owned(rs *appsv1.ReplicaSet) []*corev1.Pod {
-	ix.ensure()
-	return ix.inKeyOrder("o/"+string(rs.UID), ix.group(rs))
-}
-
-// group returns every pod rs controls in no particular order: for the
-// readers that only count or look for one (docs/simulation-speed.md). At
-// 100,000 pods, putting every group in key order on every pass cost more
-// than the rest of a pass that changes nothing.
-func (ix *podIndex) group(rs *appsv1.ReplicaSet) []*corev1.Pod {
-	ix.ensure()
-	if g := ix.byOwner[rs.UID]; g != nil {
-		return g.pods
-	}
-	return nil
-}
-
 // active returns the active pods rs controls, in key order.
 func (ix *podIndex) active(rs *appsv1.ReplicaSet) []*corev1.Pod {
 	return activeOf(rs, ix.owned(rs))
@@ -309,8 +173,8 @@ func claimPods(s *cluster.State, ix *podIndex, rs *appsv1.ReplicaSet, selector f
 	}
 	// The writes go in key order (their resourceVersions follow it); a
 	// group without any is not put in order at all.
-	if slices.ContainsFunc(ix.orphans[rs.Namespace], adopt) {
-		for _, p := range ix.inKeyOrder("n/"+rs.Namespace, ix.orphans[rs.Namespace]) {
+	if orphans := ix.orphansIn(rs.Namespace); slices.ContainsFunc(orphans, adopt) {
+		for _, p := range ix.inKeyOrder("n/"+rs.Namespace, orphans) {
 			if adopt(p) {
 				p.OwnerReferences = append(p.OwnerReferences, controllerutil.NewControllerRef(rs, "apps/v1", "ReplicaSet"))
 				p.ResourceVersion = s.Bump()
@@ -414,18 +278,21 @@ func containersSharingResources(in []corev1.Container) []corev1.Container {
 func createPods(s *cluster.State, rs *appsv1.ReplicaSet, n int) ([]*corev1.Pod, error) {
 	created := make([]*corev1.Pod, 0, n)
 	maker := newPodMaker(rs)
+	// One reference to the set serves every event of the sync (Record
+	// takes it by value).
+	about := regarding(rs)
 	for i := 0; i < n; i++ {
 		pod := maker.pod()
 		if err := admission.CreatePod(s, pod); err != nil {
 			// Record a failure once per distinct message; the controller keeps
 			// retrying on later syncs (upstream retries with backoff).
 			if c := replicaFailure(rs); c == nil || c.Message != err.Error() {
-				s.Record(source, regarding(rs), corev1.EventTypeWarning, FailedCreateReason, "Error creating: "+err.Error())
+				s.Record(source, about, corev1.EventTypeWarning, FailedCreateReason, "Error creating: "+err.Error())
 			}
 			return created, err
 		}
 		created = append(created, pod)
-		s.Record(source, regarding(rs), corev1.EventTypeNormal, SuccessfulCreateReason, "Created pod: "+pod.Name)
+		s.Record(source, about, corev1.EventTypeNormal, SuccessfulCreateReason, "Created pod: "+pod.Name)
 	}
 	return created, nil
 }

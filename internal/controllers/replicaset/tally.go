@@ -45,11 +45,30 @@ func (t *tally) add(rs *appsv1.ReplicaSet, p *corev1.Pod, selector func(map[stri
 	if !t.release && !selector(p.Labels) {
 		t.release = true
 	}
+	t.addStatus(rs, p, func() bool { return controllerutil.HasLabels(p.Labels, rs.Spec.Template.Labels) }, now)
+}
+
+// addNoted is add with the label matches read from the pod's note
+// (index.go) instead of the labels.
+func (t *tally) addNoted(rs *appsv1.ReplicaSet, p *corev1.Pod, n *podNote, now time.Time) {
+	if p.DeletionTimestamp != nil {
+		return
+	}
+	if !n.matches {
+		t.release = true
+	}
+	full := n.full
+	t.addStatus(rs, p, func() bool { return full }, now)
+}
+
+// addStatus counts an active pod of rs's namespace that is not being
+// deleted; fullyLabeled is asked only for such a pod.
+func (t *tally) addStatus(rs *appsv1.ReplicaSet, p *corev1.Pod, fullyLabeled func() bool, now time.Time) {
 	if p.Namespace != rs.Namespace || !controllerutil.IsPodActive(p) {
 		return
 	}
 	t.active++
-	if controllerutil.HasLabels(p.Labels, rs.Spec.Template.Labels) {
+	if fullyLabeled() {
 		t.fullyLabeled++
 	}
 	// One lookup of the Ready condition serves IsPodReady, IsPodAvailable
