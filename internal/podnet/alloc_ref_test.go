@@ -161,4 +161,3 @@ func (a *refAllocator) fallback(node *corev1.Node) string {
 		}
 	}
 }
-
