@@ -147,3 +147,32 @@ func condTypes(conds []corev1.PodCondition) []corev1.PodConditionType {
 	}
 	return out
 }
+
+// isNormalImage says yes exactly for the names normalizing leaves as they
+// are, so normalizeImage may return them without the shared map.
+func TestIsNormalImageMatchesNormalize(t *testing.T) {
+	parts := []string{"", "nginx", "library", "a.b", "localhost", "localhost:5000", "host:1", "x:1.2", "app@sha256:ab", "v1.0", ":", "@", "."}
+	var names []string
+	for _, a := range parts {
+		names = append(names, a)
+		for _, b := range parts {
+			names = append(names, a+"/"+b, a+":"+b, a+"@"+b)
+			for _, c := range parts[:6] {
+				names = append(names, a+"/"+b+"/"+c, a+"/"+b+":"+c)
+			}
+		}
+	}
+	normal := 0
+	for _, name := range names {
+		want := makeNormalizedImage(name) == name
+		if got := isNormalImage(name); got != want {
+			t.Fatalf("isNormalImage(%q) = %v, normalizing gives %q", name, got, makeNormalizedImage(name))
+		}
+		if want {
+			normal++
+		}
+	}
+	if normal == 0 || normal == len(names) {
+		t.Fatalf("%d of %d names normal: the table does not tell the cases apart", normal, len(names))
+	}
+}
