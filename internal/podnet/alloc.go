@@ -31,10 +31,32 @@ const (
 type Allocator struct {
 	s      *cluster.State
 	used   map[netip.Addr]bool
-	sorted []netip.Addr            // in use when built, for counting per pool
-	inPool map[netip.Prefix]uint64 // in use per pool: counted once, then kept up to date
-	onNode map[string]int          // pods holding an address, per node
-	pools  map[string]*Pool        // per node name; nil when the node has none
+	sorted []netip.Addr             // in use when built, for counting per pool
+	inPool map[netip.Prefix]*uint64 // in use per pool: counted once, then kept up to date
+	onNode map[string]*int          // pods holding an address, per node
+	// nodes holds what Allocate reads of each node it was asked about in
+	// this sync (nodeSlot), by node name.
+	nodes map[string]*nodeSlot
+}
+
+// nodeSlot is what Allocate derives from a node once per sync instead of
+// once per pod: at 100,000 pods on 5,000 nodes, the pool, its usable
+// range and the two counters were five map operations per address
+// (docs/simulation-speed.md, "Session 24 round 2: kubelet").
+type nodeSlot struct {
+	// fargate is the Fargate node's own address, when it has one: every
+	// pod on it has that address and nothing else is read.
+	fargate string
+	// built: pool, first and n are set (after Allocator.build).
+	built bool
+	pool  *Pool // nil: the node has none
+	first netip.Addr
+	n     uint64
+	// inPool counts the pool's addresses in use (countIn), shared by the
+	// nodes of the same pool; nil until first counted.
+	inPool *uint64
+	// onNode counts the pods holding an address on the node.
+	onNode *int
 }
 
 // NewAllocator returns an allocator over the state's current addresses.
@@ -45,58 +67,92 @@ func NewAllocator(s *cluster.State) *Allocator { return &Allocator{s: s} }
 // more addresses, or its range has none left. A node without any pool (no
 // podCIDR yet) still gets a unique address, so its pods run.
 func (a *Allocator) Allocate(node *corev1.Node) (string, error) {
-	// A Fargate node is one pod's micro-VM: the pod has the node's own
-	// address (docs/fargate.md#the-node).
-	if node.Labels[aws.LabelComputeType] == "fargate" {
-		for _, addr := range node.Status.Addresses {
-			if addr.Type == corev1.NodeInternalIP {
-				return addr.Address, nil
-			}
-		}
+	slot := a.slot(node)
+	if slot.fargate != "" {
+		return slot.fargate, nil
 	}
 	a.build()
-	pool := a.poolOf(node)
-	if pool == nil {
-		return a.fallback(node), nil
+	if !slot.built {
+		a.fill(slot, node)
 	}
-	if pool.NodeLimit > 0 && a.onNode[node.Name] >= pool.NodeLimit {
+	pool := slot.pool
+	if pool == nil {
+		return a.fallback(slot), nil
+	}
+	if pool.NodeLimit > 0 && *slot.onNode >= pool.NodeLimit {
 		return "", pool.exhausted()
 	}
-	first, n := pool.usable()
-	if a.countIn(*pool, first, n) >= n {
+	first, n := slot.first, slot.n
+	if slot.inPool == nil {
+		slot.inPool = a.countIn(*pool, first, n)
+	}
+	if *slot.inPool >= n {
 		return "", pool.exhausted()
 	}
 	ip, ok := a.draw(first, n)
 	if !ok {
 		return "", pool.exhausted()
 	}
-	a.take(ip, node)
-	a.inPool[pool.Prefix]++
+	a.take(ip, slot)
+	*slot.inPool++
 	return ip.String(), nil
 }
 
-// poolOf caches PoolFor per node for the sync: thousands of pods waiting
-// for an address are retried on every pass.
-func (a *Allocator) poolOf(node *corev1.Node) *Pool {
-	if p, ok := a.pools[node.Name]; ok {
-		return p
+// slot returns the node's slot, made at the first address asked for on it
+// in this sync. A Fargate node is one pod's micro-VM: the pod has the
+// node's own address (docs/fargate.md#the-node).
+func (a *Allocator) slot(node *corev1.Node) *nodeSlot {
+	if sl, ok := a.nodes[node.Name]; ok {
+		return sl
 	}
-	var pool *Pool
+	sl := &nodeSlot{}
+	if node.Labels[aws.LabelComputeType] == "fargate" {
+		for _, addr := range node.Status.Addresses {
+			if addr.Type == corev1.NodeInternalIP {
+				sl.fargate = addr.Address
+				break
+			}
+		}
+	}
+	if a.nodes == nil {
+		a.nodes = map[string]*nodeSlot{}
+	}
+	a.nodes[node.Name] = sl
+	return sl
+}
+
+// fill sets the slot's pool, range and node counter (once the addresses in
+// use are collected).
+func (a *Allocator) fill(sl *nodeSlot, node *corev1.Node) {
+	sl.built = true
 	if p, ok := PoolFor(a.s, node); ok {
-		pool = &p
+		sl.pool = &p
+		sl.first, sl.n = p.usable()
 	}
-	a.pools[node.Name] = pool
-	return pool
+	sl.onNode = a.counter(node.Name)
+}
+
+// counter is the node's count of pods holding an address.
+func (a *Allocator) counter(name string) *int {
+	c := a.onNode[name]
+	if c == nil {
+		c = new(int)
+		a.onNode[name] = c
+	}
+	return c
 }
 
 func (a *Allocator) build() {
 	if a.used != nil {
 		return
 	}
-	a.used = map[netip.Addr]bool{}
-	a.inPool = map[netip.Prefix]uint64{}
-	a.onNode = map[string]int{}
-	a.pools = map[string]*Pool{}
+	// Made for every node and pod at once: a sync that starts 100,000 pods
+	// adds as many addresses, and growing the map step by step cost a
+	// quarter of Allocate. The sizes are hints; nothing reads the maps'
+	// order (sorted is sorted below).
+	a.used = make(map[netip.Addr]bool, len(a.s.Nodes)+len(a.s.Pods))
+	a.inPool = map[netip.Prefix]*uint64{}
+	a.onNode = make(map[string]*int, len(a.s.Nodes))
 	mark := func(s string) {
 		if ip, err := netip.ParseAddr(s); err == nil {
 			a.used[ip.Unmap()] = true
@@ -120,7 +176,7 @@ func (a *Allocator) build() {
 			mark(ip.IP)
 		}
 		if p.Spec.NodeName != "" {
-			a.onNode[p.Spec.NodeName]++
+			*a.counter(p.Spec.NodeName)++
 		}
 	}
 	a.sorted = make([]netip.Addr, 0, len(a.used))
@@ -130,19 +186,20 @@ func (a *Allocator) build() {
 	sort.Slice(a.sorted, func(i, j int) bool { return a.sorted[i].Less(a.sorted[j]) })
 }
 
-// countIn is how many usable addresses of the pool are taken. Pools of
-// different nodes may overlap, so it is a hint: draw has the last word.
-func (a *Allocator) countIn(p Pool, first netip.Addr, n uint64) uint64 {
+// countIn is the counter of the pool's usable addresses that are taken,
+// shared by the nodes of the pool. Pools of different nodes may overlap,
+// so it is a hint: draw has the last word.
+func (a *Allocator) countIn(p Pool, first netip.Addr, n uint64) *uint64 {
 	if c, ok := a.inPool[p.Prefix]; ok {
 		return c
 	}
-	var c uint64
+	c := new(uint64)
 	if n > 0 {
 		last := aws.AddrAdd(first, n-1)
 		lo := sort.Search(len(a.sorted), func(i int) bool { return !a.sorted[i].Less(first) })
 		hi := sort.Search(len(a.sorted), func(i int) bool { return last.Less(a.sorted[i]) })
 		if hi > lo {
-			c = uint64(hi - lo)
+			*c = uint64(hi - lo)
 		}
 	}
 	a.inPool[p.Prefix] = c
@@ -155,19 +212,19 @@ func (a *Allocator) draw(first netip.Addr, n uint64) (netip.Addr, bool) {
 	return aws.DrawAddress(&a.s.Rand, first, n, uint64(len(a.used)), func(ip netip.Addr) bool { return a.used[ip] })
 }
 
-func (a *Allocator) take(ip netip.Addr, node *corev1.Node) {
+func (a *Allocator) take(ip netip.Addr, slot *nodeSlot) {
 	a.used[ip] = true
-	a.onNode[node.Name]++
+	*slot.onNode++
 }
 
 // fallback is a unique address in 10.0.0.0/8 derived from the state's write
 // counter, for a node with no range at all (node IPAM out of ranges).
-func (a *Allocator) fallback(node *corev1.Node) string {
+func (a *Allocator) fallback(slot *nodeSlot) string {
 	for n := a.s.ResourceVersion; ; n++ {
 		v := uint32(n & 0xffffff)
 		ip := netip.AddrFrom4([4]byte{10, byte(v >> 16), byte(v >> 8), byte(v)})
 		if !a.used[ip] {
-			a.take(ip, node)
+			a.take(ip, slot)
 			return ip.String()
 		}
 	}

@@ -70,9 +70,25 @@ func setConditions(pod *corev1.Pod, now time.Time, conds ...corev1.PodCondition)
 			pod.Status.Conditions = append(pod.Status.Conditions, c)
 		}
 	}
-	slices.SortStableFunc(pod.Status.Conditions, func(a, b corev1.PodCondition) int {
-		return cmp.Compare(conditionRank(a.Type), conditionRank(b.Type))
-	})
+	if !inKubeletOrder(pod.Status.Conditions) {
+		slices.SortStableFunc(pod.Status.Conditions, func(a, b corev1.PodCondition) int {
+			return cmp.Compare(conditionRank(a.Type), conditionRank(b.Type))
+		})
+	}
+}
+
+// inKubeletOrder: the conditions are in the kubelet's order already, as
+// they are whenever setConditions only updates conditions startConditions
+// set (the sandbox ready, the pod ready), so a stable sort would leave
+// them as they are. Checking is cheaper than the sort, whose comparisons
+// copy two conditions each (TestSetConditionsOrder).
+func inKubeletOrder(conds []corev1.PodCondition) bool {
+	for i := 1; i < len(conds); i++ {
+		if conditionRank(conds[i-1].Type) > conditionRank(conds[i].Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // conditionRank is the kubelet's order of its conditions; others go last.

@@ -95,3 +95,84 @@ func TestNormalizeImageMatchesPlain(t *testing.T) {
 		t.Fatalf("normalizeImage(nginx) = %q", got)
 	}
 }
+
+// setConditions leaves the sort out when the conditions are in the
+// kubelet's order already: the result is what the stable sort gives, for
+// lists in order, out of order and with conditions of others.
+func TestSetConditionsOrder(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c := func(t corev1.PodConditionType) corev1.PodCondition {
+		return corev1.PodCondition{Type: t, Status: corev1.ConditionFalse}
+	}
+	gate := corev1.PodConditionType("example.com/gate")
+	started := []corev1.PodCondition{c(corev1.PodReadyToStartContainers), c(corev1.PodInitialized), c(corev1.PodReady), c(corev1.ContainersReady), c(corev1.PodScheduled)}
+	cases := map[string][]corev1.PodCondition{
+		"started":          started,
+		"started and gate": append(slices.Clone(started), c(gate)),
+		"gate first":       append([]corev1.PodCondition{c(gate)}, started...),
+		"reversed":         {c(corev1.PodScheduled), c(corev1.ContainersReady), c(corev1.PodReady), c(corev1.PodInitialized), c(corev1.PodReadyToStartContainers)},
+		"scheduled only":   {c(corev1.PodScheduled)},
+		"none":             nil,
+	}
+	for name, conds := range cases {
+		t.Run(name, func(t *testing.T) {
+			pod := &corev1.Pod{Status: corev1.PodStatus{Conditions: slices.Clone(conds)}}
+			setConditions(pod, now, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue},
+				corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionTrue})
+			// What setConditions did before: the upsert, then always the sort.
+			want := slices.Clone(conds)
+			for _, u := range []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}, {Type: corev1.ContainersReady, Status: corev1.ConditionTrue}} {
+				u.LastTransitionTime = metav1.NewTime(now)
+				if i := slices.IndexFunc(want, func(w corev1.PodCondition) bool { return w.Type == u.Type }); i >= 0 {
+					want[i] = u
+				} else {
+					want = append(want, u)
+				}
+			}
+			slices.SortStableFunc(want, func(a, b corev1.PodCondition) int { return conditionRank(a.Type) - conditionRank(b.Type) })
+			if !reflect.DeepEqual(pod.Status.Conditions, want) {
+				t.Fatalf("got  %v\nwant %v", condTypes(pod.Status.Conditions), condTypes(want))
+			}
+			if !inKubeletOrder(pod.Status.Conditions) {
+				t.Fatal("not in the kubelet's order afterwards")
+			}
+		})
+	}
+}
+
+func condTypes(conds []corev1.PodCondition) []corev1.PodConditionType {
+	var out []corev1.PodConditionType
+	for _, c := range conds {
+		out = append(out, c.Type)
+	}
+	return out
+}
+
+// isNormalImage says yes exactly for the names normalizing leaves as they
+// are, so normalizeImage may return them without the shared map.
+func TestIsNormalImageMatchesNormalize(t *testing.T) {
+	parts := []string{"", "nginx", "library", "a.b", "localhost", "localhost:5000", "host:1", "x:1.2", "app@sha256:ab", "v1.0", ":", "@", "."}
+	var names []string
+	for _, a := range parts {
+		names = append(names, a)
+		for _, b := range parts {
+			names = append(names, a+"/"+b, a+":"+b, a+"@"+b)
+			for _, c := range parts[:6] {
+				names = append(names, a+"/"+b+"/"+c, a+"/"+b+":"+c)
+			}
+		}
+	}
+	normal := 0
+	for _, name := range names {
+		want := makeNormalizedImage(name) == name
+		if got := isNormalImage(name); got != want {
+			t.Fatalf("isNormalImage(%q) = %v, normalizing gives %q", name, got, makeNormalizedImage(name))
+		}
+		if want {
+			normal++
+		}
+	}
+	if normal == 0 || normal == len(names) {
+		t.Fatalf("%d of %d names normal: the table does not tell the cases apart", normal, len(names))
+	}
+}
