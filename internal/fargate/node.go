@@ -17,10 +17,6 @@ import (
 // EphemeralStorage is the ephemeral storage every Fargate pod gets by default.
 var EphemeralStorage = resource.MustParse("20Gi")
 
-// NodeName is the name EKS gives the node of a pod with address ip:
-// "fargate-" and the EC2 private DNS name of the address.
-func NodeName(region, ip string) string { return "fargate-" + aws.NodeName(region, ip) }
-
 // BuildNode is the Node object EKS registers for a pod's micro-VM
 // (docs/fargate.md#the-node): the Fargate labels and taint, the zone of its
 // subnet, capacity and allocatable of the pod's size with room for one

@@ -25,12 +25,6 @@ func LookupResource(name string) (Resource, error) {
 // GVK is the resource's kind.
 func (r Resource) GVK() schema.GroupVersionKind { return r.r.GVK }
 
-// Namespaced reports whether objects live in namespaces.
-func (r Resource) Namespaced() bool { return r.r.Namespaced }
-
-// GroupResource is "deployments.apps", "pods", ... as API messages print it.
-func (r Resource) GroupResource() string { return r.r.GroupResource() }
-
 // Select returns the named objects (all when names is empty) in namespace,
 // filtered by a label selector; a missing name yields kubectl's NotFound error.
 func (r Resource) Select(s *cluster.State, namespace string, names []string, selector string) ([]runtime.Object, error) {

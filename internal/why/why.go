@@ -12,8 +12,6 @@ package why
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -220,18 +218,4 @@ func lastEvent(s *cluster.State, pod *corev1.Pod, component, reason string) stri
 		}
 	}
 	return msg
-}
-
-// joinSorted is the distinct values of vs, sorted, joined with ", ".
-func joinSorted(vs []string) string {
-	seen := map[string]bool{}
-	var out []string
-	for _, v := range vs {
-		if v != "" && !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	sort.Strings(out)
-	return strings.Join(out, ", ")
 }

@@ -8,7 +8,6 @@ package config
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -475,14 +474,4 @@ func (d AutoDiscoverySpec) Matches(tags map[string]string) bool {
 		}
 	}
 	return true
-}
-
-// ModelledFlags lists the flags berth simulates, sorted (for the docs test).
-func ModelledFlags() []string {
-	out := make([]string, 0, len(modelled))
-	for n := range modelled {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }

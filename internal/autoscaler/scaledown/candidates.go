@@ -335,6 +335,3 @@ func Utilization(node *corev1.Node, pods []*corev1.Pod, o config.Options) float6
 	}
 	return u
 }
-
-// DescribeBlocking formats a blocking pod for messages.
-func DescribeBlocking(b BlockingPod) string { return describeBlocking(b) }

@@ -1,7 +1,6 @@
 package scaledown
 
 import (
-	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -111,8 +110,4 @@ func hasBlockingLocalStorage(p *corev1.Pod) bool {
 		}
 	}
 	return false
-}
-
-func describeBlocking(b BlockingPod) string {
-	return fmt.Sprintf("%s/%s (%s)", b.Pod.Namespace, b.Pod.Name, b.Reason)
 }

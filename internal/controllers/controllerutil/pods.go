@@ -66,11 +66,6 @@ func IsPodActive(pod *corev1.Pod) bool {
 	return pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed && pod.DeletionTimestamp == nil
 }
 
-// IsPodTerminating is true for a pod that is being deleted but not yet finished.
-func IsPodTerminating(pod *corev1.Pod) bool {
-	return pod.DeletionTimestamp != nil && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
-}
-
 // IsControlledBy reports whether obj's controller reference points at uid.
 func IsControlledBy(obj metav1.Object, uid string) bool {
 	ref := metav1.GetControllerOfNoCopy(obj)

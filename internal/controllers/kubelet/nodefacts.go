@@ -42,14 +42,6 @@ func (n *nodeInfos) facts(name string) *nodeFacts {
 	return f
 }
 
-// timing is timingOf(node) for a node facts has seen.
-func (n *nodeInfos) timing(node *corev1.Node) Timing {
-	if f := n.facts(node.Name); f != nil && f.node == node {
-		return f.timing
-	}
-	return timingOf(node)
-}
-
 // admissionInfo is what admission reads of a pod: its effective requests
 // (framework.NewPodInfo's Requests, the same sum). The scheduler's other
 // derived data (the requests with scoring defaults, the parsed affinity

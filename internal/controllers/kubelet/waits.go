@@ -90,12 +90,6 @@ func (w *waits) check(s *cluster.State, pod *corev1.Pod) (waiting bool, rev int6
 	return false, got.rev, true
 }
 
-// still is check's first answer.
-func (w *waits) still(s *cluster.State, pod *corev1.Pod) bool {
-	waiting, _, _ := w.check(s, pod)
-	return waiting
-}
-
 // note remembers the outcome of the pod's visit: the instant it waits for
 // on node (zero: none); rev is the pod's create revision.
 func (w *waits) note(pod *corev1.Pod, node *corev1.Node, at time.Time, rev int64) {

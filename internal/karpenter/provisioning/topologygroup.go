@@ -155,12 +155,6 @@ func (t *topologyGroup) record(domains ...string) {
 	}
 }
 
-// counts tells whether a pod placed on a node with these taints and
-// requirements counts toward the group.
-func (t *topologyGroup) counts(pod *corev1.Pod, taints []corev1.Taint, reqs scheduling.Requirements, opts ...scheduling.CompatibilityOption) bool {
-	return t.selects(pod) && t.nodeFilter.matches(taints, reqs, opts...)
-}
-
 func (t *topologyGroup) register(domains ...string) {
 	for _, d := range domains {
 		if _, ok := t.domains[d]; !ok {
