@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"encoding/binary"
-
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 )
 
@@ -65,9 +63,7 @@ func (m *filterMemo) begin(fw *Framework, state *framework.CycleState, pod *fram
 		if !ok {
 			continue
 		}
-		m.key = binary.AppendUvarint(m.key, uint64(i))
-		m.key = binary.AppendUvarint(m.key, uint64(len(part)))
-		m.key = append(m.key, part...)
+		m.key = appendShapeKey(m.key, i, part)
 		m.slot[i] = width
 		width++
 	}

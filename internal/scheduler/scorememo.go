@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"encoding/binary"
-
 	"github.com/berth-sim/berth/internal/scheduler/framework"
 )
 
@@ -75,9 +73,7 @@ func (m *scoreMemo) prepare(fw *Framework, state *framework.CycleState, pod *fra
 		if !ok {
 			continue
 		}
-		m.key = binary.AppendUvarint(m.key, uint64(k))
-		m.key = binary.AppendUvarint(m.key, uint64(len(part)))
-		m.key = append(m.key, part...)
+		m.key = appendShapeKey(m.key, k, part)
 		m.local = append(m.local, k)
 		if ws.plugin.ScoreExtensions() != nil {
 			m.norm = append(m.norm, k)

@@ -1,5 +1,7 @@
 package scheduler
 
+import "encoding/binary"
+
 // shapeStamp is what the score and filter memos know about one pod shape's
 // records: the snapshot (id and length) and record width they were filled
 // for, the epoch stamped on them, and how often and how lately the shape
@@ -76,4 +78,13 @@ func (t *shapeTable[P]) evict() P {
 	}
 	delete(t.shapes, oldest)
 	return sh
+}
+
+// appendShapeKey adds plugin i's spelling of the pod (part) to a memo's
+// shape key, length-prefixed so that no two sequences of parts spell the
+// same key.
+func appendShapeKey(key []byte, i int, part []byte) []byte {
+	key = binary.AppendUvarint(key, uint64(i))
+	key = binary.AppendUvarint(key, uint64(len(part)))
+	return append(key, part...)
 }
